@@ -1,0 +1,76 @@
+/**
+ * Default simulation settings and the preset that reproduces the paper's original add-on.
+ * Defaults are chosen to be stable for bone masses 0.25..100 and rigs in metres or
+ * centimetres (implicit damping, inertia-scaled torsion springs, semi-implicit Euler).
+ */
+import type { Settings } from '../scene/types';
+
+export const defaultSettings: Readonly<Settings> = Object.freeze({
+  dt: 0.05,
+  damping: 20,
+  dampingMode: 'implicit',
+  angularDamping: 2,
+  angularDampingMode: 'implicit',
+  epsilon: 0.001,
+  maxPasses: 0,
+  integrator: 'semi-implicit',
+  spring: 'capped',
+  stiffness: 30,
+  capFraction: 0.25,
+  cap: 0,
+  limitStiffness: 100,
+  limitStiffnessAbsolute: false,
+  limitSpring: 'linear',
+  limitCapDeg: 30,
+  limitTolerance: 0,
+  interpolation: 'polar-com',
+  interpolationSteps: 50,
+  interpolationThresholdDeg: 5,
+  interpolationEpsilon: 1e-6,
+  centripetal: false,
+  restSpeed: 1e-3,
+  solver: 'physik',
+} satisfies Settings);
+
+/**
+ * The paper's original add-on: explicit damping, halved angular velocity, explicit Euler,
+ * a cap of one unit, one absolute torsion stiffness and a 10% tolerance band.
+ */
+export const paperSettings: Partial<Settings> = Object.freeze({
+  dampingMode: 'explicit',
+  angularDampingMode: 'halve',
+  integrator: 'explicit',
+  cap: 1,
+  limitStiffness: 30,
+  limitStiffnessAbsolute: true,
+  limitTolerance: 0.1,
+} satisfies Partial<Settings>);
+
+/** Range checks shared by the scene schema and the plugin API; returns an error or null. */
+export const settingRanges: Record<string, { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean }> = {
+  dt: { min: 0, exclusiveMin: true, max: 1 },
+  damping: { min: 0 },
+  angularDamping: { min: 0 },
+  epsilon: { min: 0, exclusiveMin: true },
+  maxPasses: { min: 0, integer: true },
+  stiffness: { min: 0 },
+  capFraction: { min: 0, exclusiveMin: true },
+  cap: { min: 0 },
+  limitStiffness: { min: 0 },
+  limitCapDeg: { min: 0, exclusiveMin: true },
+  limitTolerance: { min: 0, max: 0.49 },
+  interpolationSteps: { min: 1, integer: true },
+  interpolationThresholdDeg: { min: 0, max: 180 },
+  interpolationEpsilon: { min: 0 },
+  restSpeed: { min: 0, exclusiveMin: true },
+};
+
+export const settingEnums: Record<string, readonly string[]> = {
+  dampingMode: ['implicit', 'explicit'],
+  angularDampingMode: ['implicit', 'halve'],
+  integrator: ['semi-implicit', 'explicit'],
+  spring: ['linear', 'capped'],
+  limitSpring: ['linear', 'capped'],
+  interpolation: ['none', 'linear', 'polar-head', 'polar-com'],
+  solver: ['physik'],
+};

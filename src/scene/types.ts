@@ -1,0 +1,147 @@
+/**
+ * Scene description types: the plain-data form of a scene file (after validation and
+ * defaulting). `core.addRig` takes a `RigDescription` plus `ControlPointDescription`s;
+ * the scene loader produces them from JSON. Angles are in degrees here (scene units);
+ * the core converts to radians.
+ */
+
+export type Vec3Tuple = [number, number, number];
+export type SpringKind = 'linear' | 'capped';
+export type InterpolationMode = 'none' | 'linear' | 'polar-head' | 'polar-com';
+export type DampingMode = 'implicit' | 'explicit';
+export type AngularDampingMode = 'implicit' | 'halve';
+export type Integrator = 'semi-implicit' | 'explicit';
+export type RootMode = 'floating' | 'pinned';
+
+/** Per-axis limit in degrees: [min, max], or 'free' (the default for an omitted axis). */
+export type AxisLimit = [number, number] | 'free';
+
+export interface BoneDescription {
+  name: string;
+  /** Parent bone name; null for the root. Exactly one root per rig. */
+  parent: string | null;
+  /** World-space direction of the bone at rest (normalised by the loader). */
+  direction: Vec3Tuple;
+  /** Roll about the bone's own axis at rest, degrees (default 0). */
+  roll?: number;
+  length: number;
+  /** Default 0.1 × length. */
+  radius?: number;
+  /** Default rig density × length. */
+  mass?: number;
+  /** Root only: world position of the head at rest (default [0,0,0]). */
+  head?: Vec3Tuple;
+  /** Where on the parent the head sits, 0 = parent's head, 1 = parent's tail (default 1). */
+  attach?: number;
+  /** Angular limits per axis of the joint frame (y along the bone), degrees. */
+  limits?: { x?: AxisLimit; y?: AxisLimit; z?: AxisLimit };
+  /** Torsion-spring stiffness for this joint's limits; overrides the rig setting. */
+  limitStiffness?: number;
+}
+
+export interface RigDescription {
+  name: string;
+  /** 'floating' (the original add-on) or 'pinned' (root head fixed in the world). */
+  root?: RootMode;
+  /** Mass per unit length for bones without a mass (default 1). */
+  density?: number;
+  bones: BoneDescription[];
+}
+
+export interface ControlPointDescription {
+  name: string;
+  bone: string;
+  /** 0 = head, 1 = tail (default 1). */
+  at?: number;
+  /** Offset in the bone's local frame (default [0,0,0]). */
+  offset?: Vec3Tuple;
+  /** Initial target; default: the attachment's rest position (a pin). */
+  target?: Vec3Tuple;
+  stiffness?: number;
+  spring?: SpringKind;
+  cap?: number;
+  active?: boolean;
+}
+
+export interface Settings {
+  dt: number;
+  /** Linear damping coefficient c at head and tail of every bone (F = -c v). */
+  damping: number;
+  dampingMode: DampingMode;
+  /** Angular damping rate (1/s), multiplied by each bone's inertia; used when mode is 'implicit'. */
+  angularDamping: number;
+  angularDampingMode: AngularDampingMode;
+  /** Joint acceleration mismatch tolerance. */
+  epsilon: number;
+  /** Pass cap for the inter-joint solve; 0 means 5 × joints². */
+  maxPasses: number;
+  integrator: Integrator;
+  /** Default spring kind of control points. */
+  spring: SpringKind;
+  /** Default control-point stiffness k. */
+  stiffness: number;
+  /** Default cap c of capped springs as a fraction of the rig's height (used when cap is 0). */
+  capFraction: number;
+  /** Absolute default cap c; 0 means capFraction × rig height. */
+  cap: number;
+  /** Torsion-spring stiffness kappa; scaled by the joint's inertia unless limitStiffnessAbsolute. */
+  limitStiffness: number;
+  limitStiffnessAbsolute: boolean;
+  limitSpring: SpringKind;
+  /** Cap of capped torsion springs, as an angle in degrees of excess (torque cap = k × this). */
+  limitCapDeg: number;
+  /** Tolerance band: the spring starts this fraction of the range inside each limit (paper: 0.1). */
+  limitTolerance: number;
+  interpolation: InterpolationMode;
+  interpolationSteps: number;
+  /** Below this angular displacement (degrees, about the pivot) a target jumps without interpolation. */
+  interpolationThresholdDeg: number;
+  /** Polar interpolation falls back to linear when a point is this close to the pivot. */
+  interpolationEpsilon: number;
+  /** Include the centripetal term ω×(ω×r) in the acceleration of a point. */
+  centripetal: boolean;
+  /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
+  restSpeed: number;
+  solver: string;
+}
+
+export interface ScriptEvent {
+  step: number;
+  point: string;
+  target?: Vec3Tuple;
+  active?: boolean;
+}
+
+export interface ExpectRange { min?: number; max?: number }
+
+export interface ExpectCompare {
+  name: string;
+  metric: string;
+  /** Settings and/or control point overrides of the variant run. */
+  variant: { settings?: Partial<Settings> };
+  /** The base run's metric must be 'less' or 'greater' than the variant's. */
+  relation: 'less' | 'greater';
+}
+
+export interface ExpectBlock {
+  finite?: boolean;
+  converged?: boolean;
+  /** Any summary metric name → range. */
+  metrics?: Record<string, ExpectRange>;
+  /** Per control point: final distance from attachment to target. */
+  targets?: Record<string, ExpectRange>;
+  compare?: ExpectCompare[];
+}
+
+export interface Scene {
+  name: string;
+  description?: string;
+  rig: RigDescription;
+  controlPoints: ControlPointDescription[];
+  settings: Settings;
+  steps: number;
+  script: ScriptEvent[];
+  /** Bones whose path length is summed into the 'secondaryMotion' metric. */
+  secondaryBones?: string[];
+  expect?: ExpectBlock;
+}
