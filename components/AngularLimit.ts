@@ -1,0 +1,24 @@
+/**
+ * AngularLimit: per-axis limits of a bone's rotation relative to its parent, measured in the
+ * joint frame (the bone's rest frame carried by the parent; y along the bone). Enforced by
+ * torsion springs (PhysIK section 3.2).
+ */
+import { createStore, type Layout } from './store';
+
+export const SPRING_LINEAR = 0;
+export const SPRING_CAPPED = 1;
+
+export const AngularLimitLayout = {
+  /** Per axis x, y, z: 1 when limited. */
+  enabled: [Uint8Array, 3],
+  min: [Float64Array, 3],
+  max: [Float64Array, 3],
+  /** Stiffness kappa; negative means "use the rig setting". */
+  stiffness: [Float64Array, 1],
+  /** Current angle per axis (radians) and stiffness used this step. */
+  angle: [Float64Array, 3],
+  k: [Float64Array, 3],
+} as const satisfies Layout;
+
+export type AngularLimitStore = ReturnType<typeof createAngularLimitStore>;
+export const createAngularLimitStore = (capacity: number) => createStore(AngularLimitLayout, capacity);

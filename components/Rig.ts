@@ -1,0 +1,44 @@
+/**
+ * Rig: one per character. Holds the root's pin, the rig's scale and the per-step metrics
+ * the metrics system writes. Settings live beside it in plain objects (read once a step).
+ */
+import { createStore, type Layout } from './store';
+
+export const STATUS_SETTLING = 0;
+export const STATUS_CONVERGED = 1;
+export const STATUS_STALLED = 2;
+export const STATUS_DIVERGED = 3;
+export const statusNames = ['settling', 'converged', 'stalled', 'diverged'] as const;
+export type SolveStatus = (typeof statusNames)[number];
+
+export const RigLayout = {
+  root: [Int32Array, 1],
+  pinned: [Uint8Array, 1],
+  /** Where the root's head is pinned (pinned rigs). */
+  pin: [Float64Array, 3],
+  /** Largest extent of the rest pose: the unit for caps, rest speed and normalised errors. */
+  height: [Float64Array, 1],
+  step: [Int32Array, 1],
+  /** Joint solve of the last step: passes, largest mismatch, status (STATUS_*). */
+  passes: [Int32Array, 1],
+  mismatch: [Float64Array, 1],
+  solveStatus: [Uint8Array, 1],
+  /** Running totals for passes per step. */
+  passesTotal: [Float64Array, 1],
+  passesMax: [Int32Array, 1],
+  stepsSolved: [Int32Array, 1],
+  centreOfMass: [Float64Array, 3],
+  kineticEnergy: [Float64Array, 1],
+  maxTargetError: [Float64Array, 1],
+  meanTargetError: [Float64Array, 1],
+  maxJointGap: [Float64Array, 1],
+  maxLimitViolation: [Float64Array, 1],
+  maxEndSpeed: [Float64Array, 1],
+  /** 1 while at rest; the step the current rest began (-1 when moving). */
+  atRest: [Uint8Array, 1],
+  restSince: [Int32Array, 1],
+  diverged: [Int32Array, 1],
+} as const satisfies Layout;
+
+export type RigStore = ReturnType<typeof createRigStore>;
+export const createRigStore = (capacity: number) => createStore(RigLayout, capacity);

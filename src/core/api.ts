@@ -1,0 +1,149 @@
+/**
+ * The plugin's public API over a physik world: move targets, change settings, read the pose
+ * and the metrics. Every write is checked first, so a bad value throws and the world is
+ * left as it was.
+ */
+import { findRig, type PhysikWorld, type RigRecord } from './world';
+import { setTargetOf, setActiveOf } from './targets';
+import { applyDerivedSettings, resetRigMetrics } from './rig';
+import { statusNames, type SolveStatus } from '../../components';
+import { settingsPatchSchema } from '../scene/schema';
+import { SceneError } from '../scene/load';
+import { formatPath } from '../scene/check';
+import type { Settings } from '../scene/types';
+import { quatMulConjA } from '../math/quat';
+
+function rigOfControlPoint(world: PhysikWorld, cp: number): RigRecord {
+  for (const r of world.physik.rigs) if (r.controlPoints.includes(cp)) return r;
+  throw new Error(`no control point with entity id ${cp} in this world`);
+}
+
+/** Move a control point's target; starts interpolation when the move is large enough. */
+export function setTarget(world: PhysikWorld, cp: number, target: ArrayLike<number>): void {
+  const rig = rigOfControlPoint(world, cp);
+  if (target.length !== 3) throw new Error(`target must have 3 components, got ${target.length}`);
+  setTargetOf(world, rig, cp, target[0]!, target[1]!, target[2]!);
+}
+
+export function setControlPointActive(world: PhysikWorld, cp: number, active: boolean): void {
+  setActiveOf(world, rigOfControlPoint(world, cp), cp, active);
+}
+
+/** Change a rig's settings; throws (world unchanged) when a value is out of range. */
+export function setSettings(world: PhysikWorld, rig: number, patch: Partial<Settings>): void {
+  const record = findRig(world, rig);
+  const parsed = settingsPatchSchema.safeParse(patch);
+  if (!parsed.success) {
+    throw new SceneError(parsed.error.issues.map((i) => ({ path: formatPath(['settings', ...i.path]), message: i.message })));
+  }
+  Object.assign(record.settings, parsed.data);
+  applyDerivedSettings(world, record);
+}
+
+export function getSettings(world: PhysikWorld, rig: number): Readonly<Settings> {
+  return findRig(world, rig).settings;
+}
+
+export interface BonePose {
+  head: [number, number, number];
+  tail: [number, number, number];
+  /** Rotation relative to the parent (the root's is its world rotation), x, y, z, w. */
+  local: [number, number, number, number];
+  world: [number, number, number, number];
+}
+
+const q = new Float64Array(4);
+
+/** The pose: per bone name, world head and tail, local and world rotation. */
+export function readPose(world: PhysikWorld, rig: number): Record<string, BonePose> {
+  const record = findRig(world, rig);
+  const { Bone } = world.physik;
+  const out: Record<string, BonePose> = {};
+  record.bones.forEach((b, i) => {
+    const p = Bone.parent[b]!;
+    if (p >= 0) quatMulConjA(q, 0, Bone.rot, p * 4, Bone.rot, b * 4);
+    else q.set(Bone.rot.subarray(b * 4, b * 4 + 4));
+    out[record.boneNames[i]!] = {
+      head: [Bone.head[b * 3]!, Bone.head[b * 3 + 1]!, Bone.head[b * 3 + 2]!],
+      tail: [Bone.tail[b * 3]!, Bone.tail[b * 3 + 1]!, Bone.tail[b * 3 + 2]!],
+      local: [q[0]!, q[1]!, q[2]!, q[3]!],
+      world: [Bone.rot[b * 4]!, Bone.rot[b * 4 + 1]!, Bone.rot[b * 4 + 2]!, Bone.rot[b * 4 + 3]!],
+    };
+  });
+  return out;
+}
+
+export interface RigMetrics {
+  step: number;
+  /** Solve status of the last step, or 'converged' once the rig is at rest. */
+  status: SolveStatus;
+  solveStatus: SolveStatus;
+  passes: number;
+  mismatch: number;
+  passesPerStep: { mean: number; max: number };
+  kineticEnergy: number;
+  maxTargetError: number;
+  meanTargetError: number;
+  targetErrors: Record<string, number>;
+  maxJointGap: number;
+  maxLimitViolationDeg: number;
+  maxEndSpeed: number;
+  centreOfMass: [number, number, number];
+  height: number;
+  atRest: boolean;
+  /** The step the current rest began, or null while moving. */
+  restSince: number | null;
+  divergedSteps: number;
+}
+
+export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
+  const record = findRig(world, rig);
+  const { Rig, ControlPoint } = world.physik;
+  const r = rig;
+  const targetErrors: Record<string, number> = {};
+  record.controlPoints.forEach((cp, i) => {
+    const c3 = cp * 3;
+    targetErrors[record.controlPointNames[i]!] = Math.hypot(
+      ControlPoint.target[c3]! - ControlPoint.attachment[c3]!,
+      ControlPoint.target[c3 + 1]! - ControlPoint.attachment[c3 + 1]!,
+      ControlPoint.target[c3 + 2]! - ControlPoint.attachment[c3 + 2]!,
+    );
+  });
+  const solved = Rig.stepsSolved[r]!;
+  const solveStatus = statusNames[Rig.solveStatus[r]!]!;
+  const atRest = Rig.atRest[r] === 1;
+  return {
+    step: Rig.step[r]!,
+    status: solveStatus === 'diverged' || solveStatus === 'stalled' ? solveStatus : atRest ? 'converged' : 'settling',
+    solveStatus,
+    passes: Rig.passes[r]!,
+    mismatch: Rig.mismatch[r]!,
+    passesPerStep: { mean: solved > 0 ? Rig.passesTotal[r]! / solved : 0, max: Rig.passesMax[r]! },
+    kineticEnergy: Rig.kineticEnergy[r]!,
+    maxTargetError: Rig.maxTargetError[r]!,
+    meanTargetError: Rig.meanTargetError[r]!,
+    targetErrors,
+    maxJointGap: Rig.maxJointGap[r]!,
+    maxLimitViolationDeg: (Rig.maxLimitViolation[r]! * 180) / Math.PI,
+    maxEndSpeed: Rig.maxEndSpeed[r]!,
+    centreOfMass: [Rig.centreOfMass[r * 3]!, Rig.centreOfMass[r * 3 + 1]!, Rig.centreOfMass[r * 3 + 2]!],
+    height: Rig.height[r]!,
+    atRest,
+    restSince: Rig.restSince[r]! >= 0 ? Rig.restSince[r]! : null,
+    divergedSteps: Rig.diverged[r]!,
+  };
+}
+
+/** Restore the rest pose, zero velocities and joint forces, targets back to their pins. */
+export function resetRig(world: PhysikWorld, rig: number): void {
+  const record = findRig(world, rig);
+  const { Bone } = world.physik;
+  for (const b of record.bones) {
+    Bone.rot.set(Bone.restWorld.subarray(b * 4, b * 4 + 4), b * 4);
+    Bone.angVel.fill(0, b * 3, b * 3 + 3);
+    Bone.vel.fill(0, b * 3, b * 3 + 3);
+    Bone.jointForce.fill(0, b * 3, b * 3 + 3);
+  }
+  resetRigMetrics(world, rig);
+  record.scriptCursor = 0;
+}

@@ -1,0 +1,17 @@
+/**
+ * physik-ecs core: PhysIK (physics-based inverse kinematics) as a bitecs plugin.
+ *
+ *   const world = createPhysikWorld();               // or installPhysik(yourWorld)
+ *   const { rig, controlPoints } = addRig(world, { rig, controlPoints });
+ *   setTarget(world, controlPoints.hand, [0.4, 1.2, 0.3]);
+ *   step(world, 100);
+ *   readPose(world, rig); readMetrics(world, rig);
+ */
+export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions } from './world';
+export { addRig, removeRig, type RigInput, type RigHandle } from './rig';
+export { step, physikPipeline, type System } from './pipeline';
+export {
+  setTarget, setControlPointActive, setSettings, getSettings, readPose, readMetrics, resetRig,
+  type BonePose, type RigMetrics,
+} from './api';
+export { defaultSettings, paperSettings } from './settings';

@@ -1,0 +1,283 @@
+/**
+ * Building and removing rigs. `addRig` validates the description first (the same checks as
+ * a scene file), so a bad description throws a SceneError and leaves the world untouched.
+ */
+import { addEntity, addComponent, removeEntity } from 'bitecs';
+import { ensureCapacity, SPRING_CAPPED, SPRING_LINEAR } from '../../components';
+import { quatFromDirectionRoll, quatMulConjA, quatRotate } from '../math/quat';
+import { parseScene } from '../scene/load';
+import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../scene/types';
+import type { PhysikWorld, RigRecord } from './world';
+import { computeBoneDerived } from './derived';
+
+const DEG = Math.PI / 180;
+
+export interface RigInput {
+  rig: RigDescription;
+  controlPoints?: ControlPointDescription[];
+  settings?: Partial<Settings>;
+  script?: ScriptEvent[];
+}
+
+export interface RigHandle {
+  rig: number;
+  /** Bone entity by name. */
+  bones: Record<string, number>;
+  /** Control point entity by name. */
+  controlPoints: Record<string, number>;
+}
+
+function ensureAll(world: PhysikWorld, eid: number): void {
+  const p = world.physik;
+  ensureCapacity(p.Bone, eid);
+  ensureCapacity(p.Joint, eid);
+  ensureCapacity(p.AngularLimit, eid);
+  ensureCapacity(p.ControlPoint, eid);
+  ensureCapacity(p.Rig, eid);
+}
+
+function newEntity(world: PhysikWorld): number {
+  const eid = addEntity(world);
+  ensureAll(world, eid);
+  return eid;
+}
+
+/** Add a rig with its control points. Throws SceneError (world unchanged) on bad input. */
+export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
+  const scene = parseScene(
+    { name: input.rig?.name ?? 'rig', rig: input.rig, controlPoints: input.controlPoints ?? [], settings: input.settings ?? {}, script: input.script ?? [] },
+    `rig "${input.rig?.name ?? '?'}"`,
+  );
+  const { rig: desc, settings } = scene;
+  const p = world.physik;
+  const { Bone, Joint, AngularLimit, ControlPoint, Rig, ChildOf, tags } = p;
+
+  // Depth-first order, children in the order the description lists them.
+  const children = new Map<string | null, number[]>();
+  desc.bones.forEach((b, i) => {
+    const list = children.get(b.parent) ?? [];
+    list.push(i);
+    children.set(b.parent, list);
+  });
+  const order: number[] = [];
+  const visit = (i: number) => {
+    order.push(i);
+    for (const c of children.get(desc.bones[i]!.name) ?? []) visit(c);
+  };
+  visit(children.get(null)![0]!);
+
+  const rigEid = newEntity(world);
+  addComponent(world, rigEid, tags.IsRig);
+  const boneEids = new Int32Array(order.length);
+  const byName = new Map<string, number>();
+  const density = desc.density ?? 1;
+
+  for (let k = 0; k < order.length; k++) {
+    const b = desc.bones[order[k]!]!;
+    const eid = newEntity(world);
+    boneEids[k] = eid;
+    byName.set(b.name, eid);
+    addComponent(world, eid, tags.IsBone);
+    const parent = b.parent === null ? -1 : byName.get(b.parent)!;
+    if (parent >= 0) addComponent(world, eid, ChildOf(parent));
+    Bone.rig[eid] = rigEid;
+    Bone.parent[eid] = parent;
+    Bone.length[eid] = b.length;
+    Bone.radius[eid] = b.radius ?? 0.1 * b.length;
+    Bone.mass[eid] = b.mass ?? density * b.length;
+    computeBoneDerived(Bone, eid);
+    const q4 = eid * 4, v3 = eid * 3;
+    quatFromDirectionRoll(Bone.restWorld, q4, b.direction[0], b.direction[1], b.direction[2], (b.roll ?? 0) * DEG);
+    Bone.rot.set(Bone.restWorld.subarray(q4, q4 + 4), q4);
+    Bone.angVel.fill(0, v3, v3 + 3);
+    Bone.vel.fill(0, v3, v3 + 3);
+    Bone.jointForce.fill(0, v3, v3 + 3);
+    if (parent < 0) {
+      Bone.attach.fill(0, v3, v3 + 3);
+      Bone.restLocal.set(Bone.restWorld.subarray(q4, q4 + 4), q4);
+      const h = b.head ?? [0, 0, 0];
+      Bone.head[v3] = h[0]; Bone.head[v3 + 1] = h[1]; Bone.head[v3 + 2] = h[2];
+    } else {
+      Bone.attach[v3] = 0;
+      Bone.attach[v3 + 1] = (b.attach ?? 1) * Bone.length[parent]!;
+      Bone.attach[v3 + 2] = 0;
+      quatMulConjA(Bone.restLocal, q4, Bone.restWorld, parent * 4, Bone.restWorld, q4);
+      quatRotate(Bone.head, v3, Bone.rot, parent * 4, Bone.attach[v3]!, Bone.attach[v3 + 1]!, Bone.attach[v3 + 2]!);
+      Bone.head[v3] += Bone.head[parent * 3]!;
+      Bone.head[v3 + 1] += Bone.head[parent * 3 + 1]!;
+      Bone.head[v3 + 2] += Bone.head[parent * 3 + 2]!;
+    }
+    // tail and centre from the head
+    quatRotate(Bone.tail, v3, Bone.rot, q4, 0, b.length, 0);
+    for (let a = 0; a < 3; a++) {
+      Bone.centre[v3 + a] = Bone.head[v3 + a]! + 0.5 * Bone.tail[v3 + a]!;
+      Bone.tail[v3 + a] += Bone.head[v3 + a]!;
+    }
+    // limits
+    const lim = b.limits ?? {};
+    const axes = [lim.x, lim.y, lim.z];
+    for (let a = 0; a < 3; a++) {
+      const l = axes[a];
+      const on = parent >= 0 && Array.isArray(l);
+      AngularLimit.enabled[v3 + a] = on ? 1 : 0;
+      AngularLimit.min[v3 + a] = on ? l[0] * DEG : 0;
+      AngularLimit.max[v3 + a] = on ? l[1] * DEG : 0;
+      AngularLimit.angle[v3 + a] = 0;
+      AngularLimit.k[v3 + a] = 0;
+    }
+    AngularLimit.stiffness[eid] = b.limitStiffness ?? -1;
+  }
+
+  // Joints: children of the same parent at the same attachment point share a joint.
+  const jointEids: number[] = [];
+  const slotStart: number[] = [];
+  const slots: number[] = [];
+  const pinned = (desc.root ?? 'floating') === 'pinned';
+  const root = boneEids[0]!;
+  if (pinned) {
+    const j = newEntity(world);
+    addComponent(world, j, tags.IsJoint);
+    Joint.rig[j] = rigEid; Joint.parent[j] = -1; Joint.grounded[j] = 1;
+    Joint.point.fill(0, j * 3, j * 3 + 3);
+    jointEids.push(j); slotStart.push(slots.length); slots.push(root);
+    Bone.joint[root] = j;
+  } else {
+    Bone.joint[root] = -1;
+  }
+  for (let k = 0; k < boneEids.length; k++) {
+    const parent = boneEids[k]!;
+    const groups = new Map<number, number[]>();
+    for (let c = 0; c < boneEids.length; c++) {
+      const child = boneEids[c]!;
+      if (Bone.parent[child] !== parent) continue;
+      const key = Bone.attach[child * 3 + 1]!;
+      const list = groups.get(key) ?? [];
+      list.push(child);
+      groups.set(key, list);
+    }
+    for (const [along, kids] of groups) {
+      const j = newEntity(world);
+      addComponent(world, j, tags.IsJoint);
+      Joint.rig[j] = rigEid; Joint.parent[j] = parent; Joint.grounded[j] = 0;
+      Joint.point[j * 3] = 0; Joint.point[j * 3 + 1] = along; Joint.point[j * 3 + 2] = 0;
+      jointEids.push(j); slotStart.push(slots.length);
+      slots.push(parent, ...kids);
+      for (const kid of kids) Bone.joint[kid] = j;
+    }
+  }
+  slotStart.push(slots.length);
+
+  // Control points
+  const cpEids = new Int32Array(scene.controlPoints.length);
+  const cpByName = new Map<string, number>();
+  scene.controlPoints.forEach((cp, i) => {
+    const eid = newEntity(world);
+    addComponent(world, eid, tags.IsControlPoint);
+    cpEids[i] = eid;
+    cpByName.set(cp.name, eid);
+    const bone = byName.get(cp.bone)!;
+    ControlPoint.rig[eid] = rigEid;
+    ControlPoint.bone[eid] = bone;
+    ControlPoint.at[eid] = cp.at ?? 1;
+    const off = cp.offset ?? [0, 0, 0];
+    ControlPoint.offset.set(off, eid * 3);
+    ControlPoint.stiffness[eid] = cp.stiffness ?? settings.stiffness;
+    ControlPoint.spring[eid] = (cp.spring ?? settings.spring) === 'capped' ? SPRING_CAPPED : SPRING_LINEAR;
+    ControlPoint.cap[eid] = cp.cap ?? 0;
+    ControlPoint.active[eid] = cp.active === false ? 0 : 1;
+    attachmentPoint(world, eid, ControlPoint.attachment, eid * 3);
+    const t = cp.target ?? [ControlPoint.attachment[eid * 3]!, ControlPoint.attachment[eid * 3 + 1]!, ControlPoint.attachment[eid * 3 + 2]!];
+    ControlPoint.target.set(t, eid * 3);
+    ControlPoint.effective.set(t, eid * 3);
+    ControlPoint.interpStep[eid] = 0;
+    ControlPoint.interpSteps[eid] = 0;
+  });
+
+  // Rig record and scale
+  let lo0 = Infinity, lo1 = Infinity, lo2 = Infinity, hi0 = -Infinity, hi1 = -Infinity, hi2 = -Infinity;
+  for (const b of boneEids) {
+    for (const arr of [Bone.head, Bone.tail]) {
+      lo0 = Math.min(lo0, arr[b * 3]!); hi0 = Math.max(hi0, arr[b * 3]!);
+      lo1 = Math.min(lo1, arr[b * 3 + 1]!); hi1 = Math.max(hi1, arr[b * 3 + 1]!);
+      lo2 = Math.min(lo2, arr[b * 3 + 2]!); hi2 = Math.max(hi2, arr[b * 3 + 2]!);
+    }
+  }
+  const height = Math.max(hi0 - lo0, hi1 - lo1, hi2 - lo2);
+  resetRigMetrics(world, rigEid);
+  Rig.root[rigEid] = root;
+  Rig.pinned[rigEid] = pinned ? 1 : 0;
+  Rig.pin.set(Bone.head.subarray(root * 3, root * 3 + 3), rigEid * 3);
+  Rig.height[rigEid] = height;
+
+  const nSlots = slots.length;
+  const record: RigRecord = {
+    eid: rigEid,
+    name: desc.name,
+    settings: { ...settings },
+    bones: boneEids,
+    boneNames: Array.from(boneEids, (e) => [...byName].find(([, v]) => v === e)![0]),
+    boneByName: byName,
+    joints: Int32Array.from(jointEids),
+    jointSlotStart: Int32Array.from(slotStart),
+    jointSlots: Int32Array.from(slots),
+    controlPoints: cpEids,
+    controlPointNames: scene.controlPoints.map((c) => c.name),
+    controlPointByName: cpByName,
+    script: [...scene.script].sort((a, b) => a.step - b.step),
+    scriptCursor: 0,
+    defaultCap: 0,
+    scratch: {
+      slotR: new Float64Array(nSlots * 3),
+      slotW: new Float64Array(nSlots * 6),
+      slotC: new Float64Array(nSlots * 3),
+      slotA: new Float64Array(nSlots * 3),
+      jointS: new Float64Array(jointEids.length * 6),
+    },
+  };
+  applyDerivedSettings(world, record);
+  p.rigs.push(record);
+  return {
+    rig: rigEid,
+    bones: Object.fromEntries(byName),
+    controlPoints: Object.fromEntries(cpByName),
+  };
+}
+
+/** Settings that depend on the rig's scale or size. */
+export function applyDerivedSettings(world: PhysikWorld, record: RigRecord): void {
+  const s = record.settings;
+  record.defaultCap = s.cap > 0 ? s.cap : s.capFraction * world.physik.Rig.height[record.eid]!;
+}
+
+export function resetRigMetrics(world: PhysikWorld, rig: number): void {
+  const R = world.physik.Rig;
+  R.step[rig] = 0; R.passes[rig] = 0; R.mismatch[rig] = 0; R.solveStatus[rig] = 0;
+  R.passesTotal[rig] = 0; R.passesMax[rig] = 0; R.stepsSolved[rig] = 0;
+  R.kineticEnergy[rig] = 0; R.maxTargetError[rig] = 0; R.meanTargetError[rig] = 0;
+  R.maxJointGap[rig] = 0; R.maxLimitViolation[rig] = 0; R.maxEndSpeed[rig] = 0;
+  R.atRest[rig] = 0; R.restSince[rig] = -1; R.diverged[rig] = 0;
+}
+
+/** World position of a control point's attachment (head + at·(tail − head) + R·offset). */
+export function attachmentPoint(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
+  const { Bone, ControlPoint } = world.physik;
+  const b = ControlPoint.bone[cp]!;
+  const c3 = cp * 3, b3 = b * 3;
+  quatRotate(out, o, Bone.rot, b * 4, ControlPoint.offset[c3]!, ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, ControlPoint.offset[c3 + 2]!);
+  out[o] += Bone.head[b3]!;
+  out[o + 1] += Bone.head[b3 + 1]!;
+  out[o + 2] += Bone.head[b3 + 2]!;
+}
+
+/** Remove a rig and all its entities. */
+export function removeRig(world: PhysikWorld, rig: number): void {
+  const p = world.physik;
+  const i = p.rigs.findIndex((r) => r.eid === rig);
+  if (i < 0) throw new Error(`no rig with entity id ${rig} in this world`);
+  const r = p.rigs[i]!;
+  for (const e of r.controlPoints) removeEntity(world, e);
+  for (const e of r.joints) removeEntity(world, e);
+  for (let k = r.bones.length - 1; k >= 0; k--) removeEntity(world, r.bones[k]!);
+  removeEntity(world, r.eid);
+  p.rigs.splice(i, 1);
+}

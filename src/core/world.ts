@@ -1,0 +1,95 @@
+/**
+ * The physik world: a bitecs world carrying the plugin's component stores, the ChildOf
+ * relation and the per-rig records (topology in depth-first order, settings, script).
+ * `installPhysik` adds the plugin to an existing bitecs world; `createPhysikWorld` makes one.
+ */
+import { createWorld, createRelation, type World } from 'bitecs';
+import {
+  createBoneStore, createJointStore, createAngularLimitStore, createControlPointStore,
+  createRigStore, type BoneStore, type JointStore, type AngularLimitStore,
+  type ControlPointStore, type RigStore,
+} from '../../components';
+import type { ScriptEvent, Settings } from '../scene/types';
+
+export interface RigRecord {
+  eid: number;
+  name: string;
+  settings: Settings;
+  /** Bone entities in depth-first order, root first. */
+  bones: Int32Array;
+  boneNames: string[];
+  boneByName: Map<string, number>;
+  /** Joint entities in depth-first order of their parent bone. */
+  joints: Int32Array;
+  /** Slots of joint j: jointSlots[jointSlotStart[j] .. jointSlotStart[j+1]); a non-grounded joint's first slot is its parent. */
+  jointSlotStart: Int32Array;
+  jointSlots: Int32Array;
+  controlPoints: Int32Array;
+  controlPointNames: string[];
+  controlPointByName: Map<string, number>;
+  /** Timed target moves sorted by step, and the next one to play. */
+  script: ScriptEvent[];
+  scriptCursor: number;
+  /** Default cap of capped control springs (absolute units). */
+  defaultCap: number;
+  /** Per-step scratch of the joint solve, sized for this rig. */
+  scratch: {
+    slotR: Float64Array; // lever from the bone's centre to the joint, world
+    slotW: Float64Array; // inverse of the point's force-acceleration matrix M(r, r), sym 3×3
+    slotC: Float64Array; // velocity-dependent acceleration of the point (centripetal), world
+    slotA: Float64Array; // acceleration of the bone at the joint (work)
+    jointS: Float64Array; // (Σ W_i)⁻¹, sym 3×3
+  };
+}
+
+export interface PhysikContext {
+  Bone: BoneStore;
+  Joint: JointStore;
+  AngularLimit: AngularLimitStore;
+  ControlPoint: ControlPointStore;
+  Rig: RigStore;
+  /** bitecs relation: bone → parent bone (exclusive; removing a parent removes its children). */
+  ChildOf: ReturnType<typeof createRelation>;
+  /** Marker components, so bitecs queries can find the plugin's entities. */
+  tags: { IsBone: object; IsJoint: object; IsControlPoint: object; IsRig: object };
+  /** Rigs in creation order (the order every system visits them: deterministic). */
+  rigs: RigRecord[];
+}
+
+export type PhysikWorld = World<{ physik: PhysikContext }>;
+
+export interface PhysikOptions {
+  /** Initial entity capacity of the stores (they grow on demand). */
+  capacity?: number;
+}
+
+function createContext(options: PhysikOptions = {}): PhysikContext {
+  const capacity = Math.max(16, options.capacity ?? 1024);
+  return {
+    Bone: createBoneStore(capacity),
+    Joint: createJointStore(capacity),
+    AngularLimit: createAngularLimitStore(capacity),
+    ControlPoint: createControlPointStore(capacity),
+    Rig: createRigStore(capacity),
+    ChildOf: createRelation({ exclusive: true, autoRemoveSubject: true }),
+    tags: { IsBone: {}, IsJoint: {}, IsControlPoint: {}, IsRig: {} },
+    rigs: [],
+  };
+}
+
+/** Add the physik plugin to an existing bitecs world (returns the same world, typed). */
+export function installPhysik<W extends World>(world: W, options?: PhysikOptions): W & PhysikWorld {
+  const w = world as W & { physik?: PhysikContext };
+  if (!w.physik) w.physik = createContext(options);
+  return w as W & PhysikWorld;
+}
+
+/** A new bitecs world with the physik plugin installed. */
+export function createPhysikWorld(options?: PhysikOptions): PhysikWorld {
+  return installPhysik(createWorld(), options);
+}
+
+export function findRig(world: PhysikWorld, rig: number): RigRecord {
+  for (const r of world.physik.rigs) if (r.eid === rig) return r;
+  throw new Error(`no rig with entity id ${rig} in this world`);
+}

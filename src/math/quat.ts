@@ -1,0 +1,182 @@
+/**
+ * Quaternion and vector helpers over typed arrays with offsets, for hot loops (no
+ * allocation). Quaternions are (x, y, z, w), three.js order; rotations are active.
+ */
+
+export type Arr = Float64Array | number[];
+
+/** out[o] = a[ao] ⊗ b[bo] (apply b first, then a). Safe when out aliases a or b. */
+export function quatMul(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
+  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out = conj(a) ⊗ b: b expressed relative to a. */
+export function quatMulConjA(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: number): void {
+  const ax = -a[ao]!, ay = -a[ao + 1]!, az = -a[ao + 2]!, aw = a[ao + 3]!;
+  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+export function quatNormalize(q: Arr, o: number): void {
+  const n = Math.hypot(q[o]!, q[o + 1]!, q[o + 2]!, q[o + 3]!);
+  const s = n > 0 ? 1 / n : 0;
+  q[o]! *= s; q[o + 1]! *= s; q[o + 2]! *= s; q[o + 3]! *= s;
+  if (n === 0) q[o + 3] = 1;
+}
+
+/** Rotate vector (vx, vy, vz) by q[o]; result in out[oo]. */
+export function quatRotate(out: Arr, oo: number, q: Arr, o: number, vx: number, vy: number, vz: number): void {
+  const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
+  // t = 2 q×v; v' = v + w t + q×t
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** Rotate by the inverse of q. */
+export function quatRotateInv(out: Arr, oo: number, q: Arr, o: number, vx: number, vy: number, vz: number): void {
+  const qx = -q[o]!, qy = -q[o + 1]!, qz = -q[o + 2]!, qw = q[o + 3]!;
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** q[o] ← exp(½ φ) ⊗ q[o]: rotate by the world rotation vector φ = (px, py, pz). */
+export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz: number): void {
+  const angle = Math.hypot(px, py, pz);
+  if (angle === 0) return;
+  const half = 0.5 * angle;
+  const s = Math.sin(half) / angle;
+  const dx = px * s, dy = py * s, dz = pz * s, dw = Math.cos(half);
+  const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
+  q[o] = dw * qx + dx * qw + dy * qz - dz * qy;
+  q[o + 1] = dw * qy - dx * qz + dy * qw + dz * qx;
+  q[o + 2] = dw * qz + dx * qy - dy * qx + dz * qw;
+  q[o + 3] = dw * qw - dx * qx - dy * qy - dz * qz;
+  quatNormalize(q, o);
+}
+
+/**
+ * Rotation vector (axis × angle) of q[o], angle wrapped to [0, π] by taking the hemisphere
+ * with w >= 0, so components lie in [-π, π]. Written to out[oo].
+ */
+export function quatToRotationVector(out: Arr, oo: number, q: Arr, o: number): void {
+  let x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
+  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+  const s = Math.hypot(x, y, z);
+  if (s < 1e-12) {
+    // small angle: φ ≈ 2 v
+    out[oo] = 2 * x; out[oo + 1] = 2 * y; out[oo + 2] = 2 * z;
+    return;
+  }
+  const angle = 2 * Math.atan2(s, w);
+  const f = angle / s;
+  out[oo] = x * f; out[oo + 1] = y * f; out[oo + 2] = z * f;
+}
+
+/** Quaternion from axis (unit) and angle. */
+export function quatFromAxisAngle(out: Arr, o: number, ax: number, ay: number, az: number, angle: number): void {
+  const s = Math.sin(angle / 2);
+  out[o] = ax * s; out[o + 1] = ay * s; out[o + 2] = az * s; out[o + 3] = Math.cos(angle / 2);
+}
+
+/**
+ * Rest rotation of a bone pointing along unit direction d with a roll about d: the shortest
+ * arc from +Y to d (a half turn about +Z when d is -Y), then the roll. Deterministic.
+ */
+export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: number, dz: number, roll: number): void {
+  const n = Math.hypot(dx, dy, dz);
+  dx /= n; dy /= n; dz /= n;
+  if (dy < -1 + 1e-12) {
+    quatFromAxisAngle(out, o, 0, 0, 1, Math.PI);
+  } else {
+    // axis = Y × d = (dz, 0, -dx); angle = acos(dy). Half-angle form avoids acos.
+    const w = 1 + dy;
+    const x = dz, y = 0, z = -dx;
+    const m = Math.hypot(x, y, z, w);
+    out[o] = x / m; out[o + 1] = y / m; out[o + 2] = z / m; out[o + 3] = w / m;
+  }
+  if (roll !== 0) {
+    // world roll about d applied after: q = R(d, roll) ⊗ q
+    quatRotateByVector(out, o, dx * roll, dy * roll, dz * roll);
+  }
+}
+
+/** Symmetric 3×3 (xx, xy, xz, yy, yz, zz) times vector, result to out[oo]. */
+export function symMulVec(out: Arr, oo: number, m: Arr, mo: number, x: number, y: number, z: number): void {
+  const xx = m[mo]!, xy = m[mo + 1]!, xz = m[mo + 2]!, yy = m[mo + 3]!, yz = m[mo + 4]!, zz = m[mo + 5]!;
+  out[oo] = xx * x + xy * y + xz * z;
+  out[oo + 1] = xy * x + yy * y + yz * z;
+  out[oo + 2] = xz * x + yz * y + zz * z;
+}
+
+/** Inverse of a symmetric 3×3 (xx, xy, xz, yy, yz, zz); returns false when singular. */
+export function symInvert(out: Arr, oo: number, m: Arr, mo: number): boolean {
+  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!;
+  const A = d * f - e * e;
+  const B = -(b * f - c * e);
+  const C = b * e - c * d;
+  const det = a * A + b * B + c * C;
+  if (!(Math.abs(det) > 0) || !Number.isFinite(det)) return false;
+  const inv = 1 / det;
+  out[oo] = A * inv;
+  out[oo + 1] = B * inv;
+  out[oo + 2] = C * inv;
+  out[oo + 3] = (a * f - c * c) * inv;
+  out[oo + 4] = -(a * e - b * c) * inv;
+  out[oo + 5] = (a * d - b * b) * inv;
+  return true;
+}
+
+/**
+ * World-frame symmetric matrix R diag(dx, dy, dz) Rᵀ for the rotation q[o]; written as
+ * (xx, xy, xz, yy, yz, zz) to out[oo].
+ */
+export function rotatedDiagonal(out: Arr, oo: number, q: Arr, o: number, dx: number, dy: number, dz: number): void {
+  const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
+  // rotation matrix columns
+  const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+  const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+  const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
+  out[oo] = r00 * r00 * dx + r01 * r01 * dy + r02 * r02 * dz;
+  out[oo + 1] = r00 * r10 * dx + r01 * r11 * dy + r02 * r12 * dz;
+  out[oo + 2] = r00 * r20 * dx + r01 * r21 * dy + r02 * r22 * dz;
+  out[oo + 3] = r10 * r10 * dx + r11 * r11 * dy + r12 * r12 * dz;
+  out[oo + 4] = r10 * r20 * dx + r11 * r21 * dy + r12 * r22 * dz;
+  out[oo + 5] = r20 * r20 * dx + r21 * r21 * dy + r22 * r22 * dz;
+}
+
+// Rotation of a vector by (x, y, z, w) and by its inverse, one component at a time so the
+// hot loop allocates nothing.
+export function rotX(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
+}
+export function rotY(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return 2 * (x * y + z * w) * vx + (1 - 2 * (x * x + z * z)) * vy + 2 * (y * z - x * w) * vz;
+}
+export function rotZ(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
+}
+export function rotInvX(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return rotX(-x, -y, -z, w, vx, vy, vz);
+}
+export function rotInvY(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return rotY(-x, -y, -z, w, vx, vy, vz);
+}
+export function rotInvZ(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
+  return rotZ(-x, -y, -z, w, vx, vy, vz);
+}

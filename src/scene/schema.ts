@@ -1,0 +1,145 @@
+/**
+ * Zod schema for scene files. Parsing yields a fully defaulted `Scene` (settings merged
+ * over `defaultSettings`, empty control points and script, 400 steps). Cross-references
+ * (parents, roots, cycles, names) are checked separately in `check.ts`.
+ *
+ * Message convention: custom messages start with "expected ..."; the loader appends
+ * ", got <value>" to them, so keep them phrased as what was expected.
+ * This module must stay free of Node imports (the browser sandbox uses it).
+ */
+import { z } from 'zod';
+import type { Scene, Settings, Vec3Tuple } from './types';
+import { defaultSettings, settingEnums, settingRanges } from '../core/settings';
+
+/** Strict object (typos in keys are errors) whose unknown-key issue lists the allowed keys. */
+function strict<T extends z.ZodRawShape>(shape: T) {
+  const allowed = `allowed: ${Object.keys(shape).join(', ')}`;
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? allowed : undefined),
+  });
+}
+
+// zod 4's z.number() already rejects NaN and ±Infinity, so every number here is finite.
+const num = z.number();
+const name = z.string().min(1);
+const unit = num.gte(0).lte(1);
+const vec3 = z.tuple([num, num, num], { error: 'expected [x, y, z] (3 numbers)' });
+const angle = num.gte(-180).lte(180);
+
+const axisLimit = z.union(
+  [
+    z.literal('free'),
+    z.tuple([angle, angle]).refine(([min, max]) => min <= max, { error: 'expected [min, max] with min <= max' }),
+  ],
+  { error: 'expected "free" or [minDeg, maxDeg]' },
+);
+
+const boneSchema = strict({
+  name,
+  // Required, so a root has to say `null` explicitly rather than forget its parent.
+  parent: z.string({ error: 'expected a bone name or null' }).min(1).nullable(),
+  direction: vec3
+    .refine((v) => Math.hypot(...v) > 0, { error: 'expected a non-zero direction' })
+    .transform((v): Vec3Tuple => {
+      const n = Math.hypot(...v);
+      return [v[0] / n, v[1] / n, v[2] / n];
+    }),
+  roll: num.optional(),
+  length: num.gt(0),
+  radius: num.gt(0).optional(),
+  mass: num.gt(0).optional(),
+  head: vec3.optional(),
+  attach: unit.optional(),
+  limits: strict({ x: axisLimit.optional(), y: axisLimit.optional(), z: axisLimit.optional() }).optional(),
+  limitStiffness: num.gte(0).optional(),
+});
+
+const rigSchema = strict({
+  name,
+  root: z.enum(['floating', 'pinned']).optional(),
+  density: num.gt(0).optional(),
+  bones: z.array(boneSchema).min(1),
+});
+
+const controlPointSchema = strict({
+  name,
+  bone: name,
+  at: unit.optional(),
+  offset: vec3.optional(),
+  target: vec3.optional(),
+  stiffness: num.gte(0).optional(),
+  spring: z.enum(['linear', 'capped']).optional(),
+  cap: num.gt(0).optional(),
+  active: z.boolean().optional(),
+});
+
+/** One setting's schema, derived from its default's type and the shared range/enum tables. */
+function settingSchema(key: string, def: unknown): z.ZodType {
+  const values = settingEnums[key];
+  if (values) return z.enum(values as [string, ...string[]]);
+  if (typeof def === 'boolean') return z.boolean();
+  if (typeof def === 'string') return z.string();
+  const r = settingRanges[key] ?? {};
+  let s = num;
+  if (r.integer) s = s.int();
+  if (r.min !== undefined) s = r.exclusiveMin ? s.gt(r.min) : s.gte(r.min);
+  if (r.max !== undefined) s = s.lte(r.max);
+  return s;
+}
+
+/** A partial `Settings` object: every key optional, unknown keys rejected. */
+export const settingsPatchSchema = strict(
+  Object.fromEntries(
+    Object.entries(defaultSettings).map(([key, def]) => [key, settingSchema(key, def).optional()]),
+  ),
+) as unknown as z.ZodType<Partial<Settings>>;
+
+/** Merge a patch over the defaults; explicit `undefined` values keep the default. */
+export function withDefaultSettings(patch: Partial<Settings> = {}): Settings {
+  const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
+  return { ...defaultSettings, ...Object.fromEntries(defined) } as Settings;
+}
+
+const scriptEventSchema = strict({
+  step: num.int().gte(0),
+  point: name,
+  target: vec3.optional(),
+  active: z.boolean().optional(),
+}).refine((e) => e.target !== undefined || e.active !== undefined, {
+  error: 'expected a target and/or active',
+});
+
+const rangeSchema = strict({ min: num.optional(), max: num.optional() }).refine(
+  (r) => r.min === undefined || r.max === undefined || r.min <= r.max,
+  { error: 'expected min <= max' },
+);
+
+const expectSchema = strict({
+  finite: z.boolean().optional(),
+  converged: z.boolean().optional(),
+  metrics: z.record(z.string(), rangeSchema).optional(),
+  targets: z.record(z.string(), rangeSchema).optional(),
+  compare: z
+    .array(
+      strict({
+        name,
+        metric: name,
+        variant: strict({ settings: settingsPatchSchema.optional() }),
+        relation: z.enum(['less', 'greater']),
+      }),
+    )
+    .optional(),
+});
+
+/** The annotation makes tsc check that the parsed output really is a `Scene`. */
+export const sceneSchema: z.ZodType<Scene> = strict({
+  name,
+  description: z.string().optional(),
+  rig: rigSchema,
+  controlPoints: z.array(controlPointSchema).default(() => []),
+  settings: settingsPatchSchema.optional().transform((s) => withDefaultSettings(s)),
+  steps: num.int().gte(0).default(400),
+  script: z.array(scriptEventSchema).default(() => []),
+  secondaryBones: z.array(name).optional(),
+  expect: expectSchema.optional(),
+});
