@@ -14,11 +14,11 @@
  * halving of angular velocity each step, done by the integrator.
  */
 import type { PhysikWorld } from '../src/core/world';
-import { rotX, rotY, rotZ, rotInvX, rotInvY, rotInvZ } from '../src/math/quat';
+import { rotX, rotY, rotZ, rotInvX, rotInvY, rotInvZ, rotatedDiagonal } from '../src/math/quat';
 
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
-  const { rot, angVel, vel, force, torque, effMass, effInertia, inertia, mass, length } = Bone;
+  const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
   for (const rig of world.physik.rigs) {
     const s = rig.settings;
     const c = s.damping, dt = s.dt;
@@ -59,6 +59,8 @@ export function damping(world: PhysikWorld): void {
       effInertia[b3] = Ix * angularScale + endInertia;
       effInertia[b3 + 1] = Iy * angularScale;
       effInertia[b3 + 2] = Iz * angularScale + endInertia;
+      // world-frame copy; implicit torsion springs add to it next
+      rotatedDiagonal(effInertiaWorld, b * 6, rot, q, effInertia[b3]!, effInertia[b3 + 1]!, effInertia[b3 + 2]!);
     }
   }
 }

@@ -60,10 +60,10 @@ function applyForce(world: PhysikWorld, b: number, rx: number, ry: number, rz: n
 /** Accelerations of every bone from external forces and torques alone (eq. 1). */
 function freeAccelerations(world: PhysikWorld, rig: RigRecord): void {
   const { Bone } = world.physik;
-  const { rot, effMass, effInertia, inertia, invInertiaWorld, angVel, force, torque, acc, angAcc } = Bone;
+  const { rot, effMass, effInertiaWorld, inertia, invInertiaWorld, angVel, force, torque, acc, angAcc } = Bone;
   for (const b of rig.bones) {
     const b3 = b * 3, q = b * 4;
-    rotatedDiagonal(invInertiaWorld, b * 6, rot, q, 1 / effInertia[b3]!, 1 / effInertia[b3 + 1]!, 1 / effInertia[b3 + 2]!);
+    symInvert(invInertiaWorld, b * 6, effInertiaWorld, b * 6);
     // gyroscopic term ω × (I ω) with the bone's true inertia
     rotatedDiagonal(tmp, 0, rot, q, inertia[b3]!, inertia[b3 + 1]!, inertia[b3 + 2]!);
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;

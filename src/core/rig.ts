@@ -128,6 +128,8 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     AngularLimit.stiffness[eid] = b.limitStiffness ?? -1;
   }
 
+  limitInertiaScale(world, boneEids);
+
   // Joints: children of the same parent at the same attachment point share a joint.
   const jointEids: number[] = [];
   const slotStart: number[] = [];
@@ -241,6 +243,35 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     bones: Object.fromEntries(byName),
     controlPoints: Object.fromEntries(cpByName),
   };
+}
+
+/**
+ * Inertia scale of each joint: the inertia of the bone's subtree about its head at rest,
+ * as Σ m |c − head|² + Σ transverse inertia, accumulated bottom-up (parallel axis through
+ * each subtree's centre of mass), so a joint that moves a whole limb is stiff like one.
+ */
+function limitInertiaScale(world: PhysikWorld, bones: Int32Array): void {
+  const { Bone } = world.physik;
+  const n = bones.length;
+  const position = new Map<number, number>();
+  bones.forEach((b, i) => position.set(b, i));
+  // subtree moments: Σ m, Σ m c, Σ m |c|², Σ transverse inertia; children come after parents
+  const S0 = new Float64Array(n), S1 = new Float64Array(n * 3), S2 = new Float64Array(n), T = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    const b = bones[i]!, b3 = b * 3, m = Bone.mass[b]!;
+    const cx = Bone.centre[b3]!, cy = Bone.centre[b3 + 1]!, cz = Bone.centre[b3 + 2]!;
+    S0[i] += m; S1[i * 3] += m * cx; S1[i * 3 + 1] += m * cy; S1[i * 3 + 2] += m * cz;
+    S2[i] += m * (cx * cx + cy * cy + cz * cz); T[i] += Bone.inertia[b3]!;
+    const hx = Bone.head[b3]!, hy = Bone.head[b3 + 1]!, hz = Bone.head[b3 + 2]!;
+    // Σ m |c − h|² = S2 − 2 h·S1 + S0 |h|²
+    Bone.limitInertia[b] = T[i]! + S2[i]! - 2 * (hx * S1[i * 3]! + hy * S1[i * 3 + 1]! + hz * S1[i * 3 + 2]!) + S0[i]! * (hx * hx + hy * hy + hz * hz);
+    const p = Bone.parent[b]!;
+    if (p >= 0) {
+      const k = position.get(p)!;
+      S0[k] += S0[i]!; S2[k] += S2[i]!; T[k] += T[i]!;
+      S1[k * 3] += S1[i * 3]!; S1[k * 3 + 1] += S1[i * 3 + 1]!; S1[k * 3 + 2] += S1[i * 3 + 2]!;
+    }
+  }
 }
 
 /** Settings that depend on the rig's scale or size. */

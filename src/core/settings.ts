@@ -20,6 +20,7 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   cap: 0,
   limitStiffness: 100,
   limitStiffnessAbsolute: false,
+  limitImplicit: true,
   limitSpring: 'linear',
   limitCapDeg: 30,
   limitTolerance: 0,
@@ -43,6 +44,7 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   cap: 1,
   limitStiffness: 30,
   limitStiffnessAbsolute: true,
+  limitImplicit: false,
   limitTolerance: 0.1,
 } satisfies Partial<Settings>);
 

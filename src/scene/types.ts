@@ -87,6 +87,8 @@ export interface Settings {
   /** Torsion-spring stiffness kappa; scaled by the joint's inertia unless limitStiffnessAbsolute. */
   limitStiffness: number;
   limitStiffnessAbsolute: boolean;
+  /** Evaluate active torsion springs at the end of the step (stable for stiff limits on light bones). */
+  limitImplicit: boolean;
   limitSpring: SpringKind;
   /** Cap of capped torsion springs, as an angle in degrees of excess (torque cap = k × this). */
   limitCapDeg: number;

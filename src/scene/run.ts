@@ -1,0 +1,142 @@
+/**
+ * Running a scene headless: build a world with the scene's rig, play its script for the
+ * scene's steps, and summarise what a user would look at (the CLI's JSON, the scene tests).
+ * Peaks over the run (kinetic energy, limit violation, end speed) and path lengths are
+ * tracked here, outside the step, from the stores the metrics system fills.
+ */
+import { createPhysikWorld, addRig, step, readMetrics, readPose, type BonePose } from '../core';
+import type { Scene, Settings } from './types';
+
+export interface RunOptions {
+  steps?: number;
+  settings?: Partial<Settings>;
+}
+
+export interface RunSummary {
+  scene: string;
+  solver: string;
+  steps: number;
+  converged: boolean;
+  /** The step from which the rig stayed at rest to the end, or null. */
+  stepsToConverge: number | null;
+  status: string;
+  maxTargetError: number;
+  meanTargetError: number;
+  targetErrors: Record<string, number>;
+  maxJointGap: number;
+  maxLimitViolationDeg: number;
+  kineticEnergy: number;
+  passesPerStep: { mean: number; max: number };
+  msPerStep: number;
+  finite: boolean;
+  divergedSteps: number;
+  peakKineticEnergy: number;
+  peakLimitViolationDeg: number;
+  peakEndSpeed: number;
+  /** Path length of the centres of the scene's `secondaryBones` over the run. */
+  secondaryMotion: number;
+  /** Distance the root's head moved from its rest position. */
+  rootTravel: number;
+  height: number;
+  pose: Record<string, { head: number[]; tail: number[]; local: number[] }>;
+}
+
+function allFinite(pose: Record<string, BonePose>): boolean {
+  for (const b of Object.values(pose)) {
+    for (const v of [...b.head, ...b.tail, ...b.local]) if (!Number.isFinite(v)) return false;
+  }
+  return true;
+}
+
+export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
+  const settings = { ...scene.settings, ...options.settings };
+  const world = createPhysikWorld();
+  const handle = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script });
+  const steps = options.steps ?? scene.steps;
+  const { Bone } = world.physik;
+  const secondary = (scene.secondaryBones ?? []).map((n) => handle.bones[n]!);
+  const last = new Float64Array(secondary.length * 3);
+  secondary.forEach((b, i) => last.set(Bone.centre.subarray(b * 3, b * 3 + 3), i * 3));
+  const root = world.physik.Rig.root[handle.rig]!;
+  const rootStart = Array.from(Bone.head.subarray(root * 3, root * 3 + 3));
+
+  let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0;
+  for (let s = 0; s < steps; s++) {
+    const t0 = performance.now();
+    step(world, 1);
+    elapsed += performance.now() - t0;
+    const m = readMetrics(world, handle.rig);
+    if (m.kineticEnergy > peakKE) peakKE = m.kineticEnergy;
+    if (m.maxLimitViolationDeg > peakLimit) peakLimit = m.maxLimitViolationDeg;
+    if (m.maxEndSpeed > peakSpeed) peakSpeed = m.maxEndSpeed;
+    secondary.forEach((b, i) => {
+      const b3 = b * 3, i3 = i * 3;
+      secondaryMotion += Math.hypot(Bone.centre[b3]! - last[i3]!, Bone.centre[b3 + 1]! - last[i3 + 1]!, Bone.centre[b3 + 2]! - last[i3 + 2]!);
+      last.set(Bone.centre.subarray(b3, b3 + 3), i3);
+    });
+  }
+  const m = readMetrics(world, handle.rig);
+  const pose = readPose(world, handle.rig);
+  const finite = allFinite(pose) && Number.isFinite(m.kineticEnergy) && m.divergedSteps === 0;
+  return {
+    scene: scene.name,
+    solver: settings.solver,
+    steps,
+    converged: m.atRest,
+    stepsToConverge: m.restSince,
+    status: m.status,
+    maxTargetError: m.maxTargetError,
+    meanTargetError: m.meanTargetError,
+    targetErrors: m.targetErrors,
+    maxJointGap: m.maxJointGap,
+    maxLimitViolationDeg: m.maxLimitViolationDeg,
+    kineticEnergy: m.kineticEnergy,
+    passesPerStep: m.passesPerStep,
+    msPerStep: steps > 0 ? elapsed / steps : 0,
+    finite,
+    divergedSteps: m.divergedSteps,
+    peakKineticEnergy: peakKE,
+    peakLimitViolationDeg: peakLimit,
+    peakEndSpeed: peakSpeed,
+    secondaryMotion,
+    rootTravel: Math.hypot(Bone.head[root * 3]! - rootStart[0]!, Bone.head[root * 3 + 1]! - rootStart[1]!, Bone.head[root * 3 + 2]! - rootStart[2]!),
+    height: m.height,
+    pose: Object.fromEntries(Object.entries(pose).map(([k, v]) => [k, { head: v.head, tail: v.tail, local: v.local }])),
+  };
+}
+
+/** Numeric metrics of a summary by name (for expect blocks). */
+export function summaryMetric(summary: RunSummary, metric: string): number {
+  const parts = metric.split('.');
+  let v: unknown = summary;
+  for (const p of parts) v = (v as Record<string, unknown>)?.[p];
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v !== 'number') throw new Error(`unknown or non-numeric metric "${metric}"`);
+  return v;
+}
+
+export interface ExpectResult {
+  ok: boolean;
+  checks: { what: string; ok: boolean; detail: string }[];
+}
+
+/** Check a scene's expect block against a run; variants for `compare` entries run here. */
+export function checkExpect(scene: Scene, summary: RunSummary): ExpectResult {
+  const checks: ExpectResult['checks'] = [];
+  const e = scene.expect ?? {};
+  const range = (what: string, v: number, r: { min?: number; max?: number }) => {
+    const ok = (r.min === undefined || v >= r.min) && (r.max === undefined || v <= r.max);
+    checks.push({ what, ok, detail: `${v} in [${r.min ?? '-inf'}, ${r.max ?? 'inf'}]` });
+  };
+  if (e.finite !== undefined) checks.push({ what: 'finite', ok: summary.finite === e.finite, detail: `finite = ${summary.finite}` });
+  if (e.converged !== undefined) checks.push({ what: 'converged', ok: summary.converged === e.converged, detail: `converged = ${summary.converged} (status ${summary.status}, since step ${summary.stepsToConverge})` });
+  for (const [name, r] of Object.entries(e.metrics ?? {})) range(`metric ${name}`, summaryMetric(summary, name), r);
+  for (const [name, r] of Object.entries(e.targets ?? {})) range(`target ${name}`, summary.targetErrors[name]!, r);
+  for (const c of e.compare ?? []) {
+    const variant = runScene(scene, { settings: c.variant.settings });
+    const a = summaryMetric(summary, c.metric), b = summaryMetric(variant, c.metric);
+    const ok = c.relation === 'less' ? a < b : a > b;
+    checks.push({ what: `compare: ${c.name}`, ok, detail: `${c.metric}: ${a} ${c.relation === 'less' ? '<' : '>'} ${b} (variant ${JSON.stringify(c.variant.settings ?? {})})` });
+  }
+  return { ok: checks.every((c) => c.ok), checks };
+}
