@@ -32,6 +32,8 @@ export interface RigRecord {
   scriptCursor: number;
   /** Default cap of capped control springs (absolute units). */
   defaultCap: number;
+  /** Settings the limit inertia scale was computed for (recomputed when they change). */
+  limitScaleKey: string;
   /** Per-step scratch of the joint solve, sized for this rig. */
   scratch: {
     slotR: Float64Array; // lever from the bone's centre to the joint, world

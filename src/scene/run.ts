@@ -137,6 +137,8 @@ export function checkExpect(scene: Scene, summary: RunSummary): ExpectResult {
     const a = summaryMetric(summary, c.metric), b = summaryMetric(variant, c.metric);
     const ok = c.relation === 'less' ? a < b : a > b;
     checks.push({ what: `compare: ${c.name}`, ok, detail: `${c.metric}: ${a} ${c.relation === 'less' ? '<' : '>'} ${b} (variant ${JSON.stringify(c.variant.settings ?? {})})` });
+    // a variant may lose the comparison, but it must never blow up
+    checks.push({ what: `compare: ${c.name}: variant finite`, ok: variant.finite, detail: `variant finite = ${variant.finite}` });
   }
   return { ok: checks.every((c) => c.ok), checks };
 }
