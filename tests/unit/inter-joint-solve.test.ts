@@ -171,8 +171,7 @@ describe('inter-joint solve', () => {
     expect(before).toBeLessThan(1e-3); // solved: joints agree
     // replace accelerations by the free ones: F/m and J τ
     for (const b of record.bones) {
-      const R = quatMatrix(Bone.rot, b * 4);
-      const J = rotatedDiag(R, v3(Bone.effInertia, b).map((x) => 1 / x));
+      const J = symFull(Bone.invInertiaWorld, b * 6);
       Bone.acc.set(scale(v3(Bone.force, b), 1 / Bone.effMass[b]!), b * 3);
       Bone.angAcc.set(matVec(J, v3(Bone.torque, b)), b * 3);
     }

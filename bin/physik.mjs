@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Entry of `npx physik`: registers tsx so the TypeScript sources run as they are.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = main(process.argv.slice(2));

@@ -1,2 +1,0 @@
-#!/usr/bin/env node
-console.log("hi", process.argv.slice(2));
