@@ -38,10 +38,7 @@ export const BoneLayout = {
   effInertia: [Float64Array, 3],
   /** Effective inertia in world frame (sym 3×3: xx, xy, xz, yy, yz, zz), plus implicit spring terms. */
   effInertiaWorld: [Float64Array, 6],
-  /**
-   * Inertia scale of the joint at the head: the subtree's inertia about the head at rest
-   * (Σ m d² plus each bone's transverse inertia). Torsion stiffness is kappa × this.
-   */
+  /** Inertia scale of the joint at the head (effective transverse inertia about the head); torsion stiffness is kappa × this. */
   limitInertia: [Float64Array, 1],
   /** Inverse effective inertia in world frame, symmetric 3×3 as xx, xy, xz, yy, yz, zz. */
   invInertiaWorld: [Float64Array, 6],

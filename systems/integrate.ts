@@ -8,8 +8,9 @@
  *   on the humanoid in the design measurements; kept to reproduce the paper.
  * Angular damping mode 'halve' halves ω after the update (the original add-on).
  *
- * Divergence guard: if any acceleration is non-finite the rig keeps its last state with zero
- * velocity and the step is reported as diverged; NaN is never written into the world.
+ * Divergence guard: if any acceleration is non-finite, or the step would turn a bone more
+ * than a quarter turn or move the root more than the rig's height, the rig keeps its last
+ * state with zero velocity and the step is reported as diverged; NaN is never written.
  */
 import type { PhysikWorld } from '../src/core/world';
 import { quatRotateByVector } from '../src/math/quat';
@@ -22,9 +23,17 @@ export function integrate(world: PhysikWorld): void {
     const s = rig.settings;
     const dt = s.dt;
     let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;
+    const maxTurn = (0.5 * Math.PI) / dt;
     for (let i = 0; finite && i < rig.bones.length; i++) {
       const b3 = rig.bones[i]! * 3;
-      finite = Number.isFinite(angAcc[b3]! + angAcc[b3 + 1]! + angAcc[b3 + 2]! + acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
+      const spin = Math.hypot(angVel[b3]! + angAcc[b3]! * dt, angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, angVel[b3 + 2]! + angAcc[b3 + 2]! * dt);
+      // !(x <= y) is true for NaN as well
+      finite = spin <= maxTurn && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
+    }
+    if (finite && !Rig.pinned[rig.eid]) {
+      const r3 = rig.bones[0]! * 3;
+      const speed = Math.hypot(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
+      finite = speed * dt <= Rig.height[rig.eid]!;
     }
     if (!finite) {
       for (const b of rig.bones) {

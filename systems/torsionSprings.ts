@@ -10,7 +10,7 @@
  * a fixed axis. An optional tolerance band starts the spring that fraction of the range
  * inside each limit (the original add-on used 10%).
  *
- * Stiffness: k = κ × I, with I the inertia of the bone's subtree about its head, so a limit
+ * Stiffness: k = κ × I, with I the bone's effective inertia about its head, so a limit
  * behaves alike on light hands and heavy thighs (an absolute stiffness, the paper's, explodes
  * light hands and feet; `limitStiffnessAbsolute` keeps it).
  *

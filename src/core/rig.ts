@@ -203,11 +203,18 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     }
   }
   const height = Math.max(hi0 - lo0, hi1 - lo1, hi2 - lo2);
+  // centre of mass at rest, so polar-com interpolation has its pivot before the first step
+  let mass = 0, cx = 0, cy = 0, cz = 0;
+  for (const b of boneEids) {
+    const m = Bone.mass[b]!;
+    mass += m; cx += m * Bone.centre[b * 3]!; cy += m * Bone.centre[b * 3 + 1]!; cz += m * Bone.centre[b * 3 + 2]!;
+  }
   resetRigMetrics(world, rigEid);
   Rig.root[rigEid] = root;
   Rig.pinned[rigEid] = pinned ? 1 : 0;
   Rig.pin.set(Bone.head.subarray(root * 3, root * 3 + 3), rigEid * 3);
   Rig.height[rigEid] = height;
+  Rig.centreOfMass[rigEid * 3] = cx / mass; Rig.centreOfMass[rigEid * 3 + 1] = cy / mass; Rig.centreOfMass[rigEid * 3 + 2] = cz / mass;
 
   const nSlots = slots.length;
   const record: RigRecord = {
@@ -245,39 +252,20 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
 }
 
 /**
- * Inertia scale of each joint: the effective inertia of the bone's subtree about its head
- * at rest, Σ m |c − head|² + Σ transverse inertia, where the masses include the implicit
- * damping's point masses c·dt at each bone end (what the integrator actually moves).
- * Accumulated bottom-up from subtree moments. Torsion stiffness is kappa × this.
+ * Inertia scale of each joint: the bone's effective transverse inertia about its head,
+ * counting the implicit damping's point mass c·dt at its tail (what the integrator moves).
+ * Torsion stiffness is kappa × this, so a limit's stiffness follows the bone it turns.
+ * (A scale from the whole subtree held limits tighter but made chains of 30+ limited bones
+ * unstable, because the implicit torsion term only covers the two bones at the joint.)
  */
 export function limitInertiaScale(world: PhysikWorld, record: RigRecord): void {
   const { Bone } = world.physik;
-  const bones = record.bones, n = bones.length, s = record.settings;
+  const s = record.settings;
   const mu = s.dampingMode === 'implicit' ? s.damping * s.dt : 0;
   const angular = s.angularDampingMode === 'implicit' ? 1 + s.angularDamping * s.dt : 1;
-  const position = new Map<number, number>();
-  bones.forEach((b, i) => position.set(b, i));
-  // subtree moments: Σ m, Σ m x, Σ m |x|², Σ transverse inertia; children come after parents
-  const S0 = new Float64Array(n), S1 = new Float64Array(n * 3), S2 = new Float64Array(n), T = new Float64Array(n);
-  const point = (i: number, m: number, x: number, y: number, z: number) => {
-    S0[i] += m; S1[i * 3] += m * x; S1[i * 3 + 1] += m * y; S1[i * 3 + 2] += m * z;
-    S2[i] += m * (x * x + y * y + z * z);
-  };
-  for (let i = n - 1; i >= 0; i--) {
-    const b = bones[i]!, b3 = b * 3;
-    point(i, Bone.mass[b]!, Bone.centre[b3]!, Bone.centre[b3 + 1]!, Bone.centre[b3 + 2]!);
-    point(i, mu, Bone.head[b3]!, Bone.head[b3 + 1]!, Bone.head[b3 + 2]!);
-    point(i, mu, Bone.tail[b3]!, Bone.tail[b3 + 1]!, Bone.tail[b3 + 2]!);
-    T[i] += Bone.inertia[b3]! * angular;
-    const hx = Bone.head[b3]!, hy = Bone.head[b3 + 1]!, hz = Bone.head[b3 + 2]!;
-    // Σ m |x − h|² = S2 − 2 h·S1 + S0 |h|²
-    Bone.limitInertia[b] = T[i]! + S2[i]! - 2 * (hx * S1[i * 3]! + hy * S1[i * 3 + 1]! + hz * S1[i * 3 + 2]!) + S0[i]! * (hx * hx + hy * hy + hz * hz);
-    const p = Bone.parent[b]!;
-    if (p >= 0) {
-      const k = position.get(p)!;
-      S0[k] += S0[i]!; S2[k] += S2[i]!; T[k] += T[i]!;
-      S1[k * 3] += S1[i * 3]!; S1[k * 3 + 1] += S1[i * 3 + 1]!; S1[k * 3 + 2] += S1[i * 3 + 2]!;
-    }
+  for (const b of record.bones) {
+    const L = Bone.length[b]!;
+    Bone.limitInertia[b] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L;
   }
 }
 
@@ -286,37 +274,12 @@ export function applyDerivedSettings(world: PhysikWorld, record: RigRecord): voi
   const s = record.settings;
   record.defaultCap = s.cap > 0 ? s.cap : s.capFraction * world.physik.Rig.height[record.eid]!;
   if (!record.limitScaleKey || record.limitScaleKey !== limitScaleKey(s)) {
-    // rest pose needed: evaluate on the rest rotations, then restore the current pose
-    withRestPose(world, record, () => limitInertiaScale(world, record));
+    limitInertiaScale(world, record);
     record.limitScaleKey = limitScaleKey(s);
   }
 }
 
 const limitScaleKey = (s: Settings) => `${s.dampingMode} ${s.damping} ${s.dt} ${s.angularDampingMode} ${s.angularDamping}`;
-
-/** Run fn with the rig's bones placed in their rest pose (positions), then put them back. */
-function withRestPose(world: PhysikWorld, record: RigRecord, fn: () => void): void {
-  const { Bone } = world.physik;
-  const saved = record.bones.length > 0 ? { rot: Bone.rot.slice(), head: Bone.head.slice(), tail: Bone.tail.slice(), centre: Bone.centre.slice() } : null;
-  for (const b of record.bones) {
-    Bone.rot.set(Bone.restWorld.subarray(b * 4, b * 4 + 4), b * 4);
-    const p = Bone.parent[b]!;
-    if (p >= 0) {
-      quatRotate(Bone.head, b * 3, Bone.rot, p * 4, Bone.attach[b * 3]!, Bone.attach[b * 3 + 1]!, Bone.attach[b * 3 + 2]!);
-      for (let a = 0; a < 3; a++) Bone.head[b * 3 + a] += Bone.head[p * 3 + a]!;
-    } else {
-      const pin = world.physik.Rig.pin;
-      for (let a = 0; a < 3; a++) Bone.head[b * 3 + a] = pin[record.eid * 3 + a]!;
-    }
-    quatRotate(Bone.tail, b * 3, Bone.rot, b * 4, 0, Bone.length[b]!, 0);
-    for (let a = 0; a < 3; a++) {
-      Bone.centre[b * 3 + a] = Bone.head[b * 3 + a]! + 0.5 * Bone.tail[b * 3 + a]!;
-      Bone.tail[b * 3 + a] += Bone.head[b * 3 + a]!;
-    }
-  }
-  fn();
-  if (saved) { Bone.rot.set(saved.rot); Bone.head.set(saved.head); Bone.tail.set(saved.tail); Bone.centre.set(saved.centre); }
-}
 
 export function resetRigMetrics(world: PhysikWorld, rig: number): void {
   const R = world.physik.Rig;
