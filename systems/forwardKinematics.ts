@@ -4,13 +4,17 @@
  * velocity and the angular velocities. A floating root is placed by its centre (its state);
  * a pinned root by its head.
  */
-import type { PhysikWorld } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { rotX, rotY, rotZ } from '../src/math/quat';
 
 export function forwardKinematics(world: PhysikWorld): void {
+  for (const rig of world.physik.rigs) forwardKinematicsOf(world, rig);
+}
+
+export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
   const { Bone, Rig } = world.physik;
   const { rot, head, tail, centre, length, attach, parent: parentOf, angVel, vel, headVel } = Bone;
-  for (const rig of world.physik.rigs) {
+  {
     const pinned = Rig.pinned[rig.eid] === 1;
     for (const b of rig.bones) {
       const b3 = b * 3, q = b * 4;

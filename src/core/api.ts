@@ -5,13 +5,14 @@
  */
 import { findRig, type PhysikWorld, type RigRecord } from './world';
 import { setTargetOf, setActiveOf } from './targets';
-import { applyDerivedSettings, resetRigMetrics } from './rig';
+import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
+import { forwardKinematicsOf } from '../../systems/forwardKinematics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from '../scene/schema';
 import { SceneError } from '../scene/load';
 import { formatPath } from '../scene/check';
 import type { Settings } from '../scene/types';
-import { quatMulConjA } from '../math/quat';
+import { quatMulConjA, quatRotate } from '../math/quat';
 
 function rigOfControlPoint(world: PhysikWorld, cp: number): RigRecord {
   for (const r of world.physik.rigs) if (r.controlPoints.includes(cp)) return r;
@@ -134,16 +135,34 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
   };
 }
 
-/** Restore the rest pose, zero velocities and joint forces, targets back to their pins. */
+/**
+ * Put a rig back as it was added: rest pose, zero velocities and joint forces, targets and
+ * active flags as added, script from the start, metrics cleared. Stepping afterwards gives
+ * the same results as a fresh world.
+ */
 export function resetRig(world: PhysikWorld, rig: number): void {
   const record = findRig(world, rig);
-  const { Bone } = world.physik;
+  const { Bone, ControlPoint, Rig } = world.physik;
   for (const b of record.bones) {
     Bone.rot.set(Bone.restWorld.subarray(b * 4, b * 4 + 4), b * 4);
     Bone.angVel.fill(0, b * 3, b * 3 + 3);
     Bone.vel.fill(0, b * 3, b * 3 + 3);
     Bone.jointForce.fill(0, b * 3, b * 3 + 3);
   }
+  // a floating root is placed by its centre: the rest head plus half the rest axis
+  const root = record.bones[0]!;
+  quatRotate(Bone.centre, root * 3, Bone.rot, root * 4, 0, 0.5 * Bone.length[root]!, 0);
+  for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] += Rig.pin[rig * 3 + a]!;
+  forwardKinematicsOf(world, record);
+  record.controlPoints.forEach((cp, i) => {
+    ControlPoint.target.set(record.initialTargets.subarray(i * 3, i * 3 + 3), cp * 3);
+    ControlPoint.effective.set(record.initialTargets.subarray(i * 3, i * 3 + 3), cp * 3);
+    ControlPoint.interpStep[cp] = 0;
+    ControlPoint.interpSteps[cp] = 0;
+    ControlPoint.active[cp] = record.initialActive[i]!;
+    attachmentPoint(world, cp, ControlPoint.attachment, cp * 3);
+  });
   resetRigMetrics(world, rig);
+  centreOfMass(world, record.bones, rig);
   record.scriptCursor = 0;
 }

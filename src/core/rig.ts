@@ -203,18 +203,14 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     }
   }
   const height = Math.max(hi0 - lo0, hi1 - lo1, hi2 - lo2);
-  // centre of mass at rest, so polar-com interpolation has its pivot before the first step
-  let mass = 0, cx = 0, cy = 0, cz = 0;
-  for (const b of boneEids) {
-    const m = Bone.mass[b]!;
-    mass += m; cx += m * Bone.centre[b * 3]!; cy += m * Bone.centre[b * 3 + 1]!; cz += m * Bone.centre[b * 3 + 2]!;
-  }
+
   resetRigMetrics(world, rigEid);
   Rig.root[rigEid] = root;
   Rig.pinned[rigEid] = pinned ? 1 : 0;
   Rig.pin.set(Bone.head.subarray(root * 3, root * 3 + 3), rigEid * 3);
   Rig.height[rigEid] = height;
-  Rig.centreOfMass[rigEid * 3] = cx / mass; Rig.centreOfMass[rigEid * 3 + 1] = cy / mass; Rig.centreOfMass[rigEid * 3 + 2] = cz / mass;
+  // centre of mass at rest, so polar-com interpolation has its pivot before the first step
+  centreOfMass(world, boneEids, rigEid);
 
   const nSlots = slots.length;
   const record: RigRecord = {
@@ -228,6 +224,8 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     jointSlotStart: Int32Array.from(slotStart),
     jointSlots: Int32Array.from(slots),
     controlPoints: cpEids,
+    initialTargets: Float64Array.from(Array.from(cpEids).flatMap((e) => [ControlPoint.target[e * 3]!, ControlPoint.target[e * 3 + 1]!, ControlPoint.target[e * 3 + 2]!])),
+    initialActive: Uint8Array.from(cpEids, (e) => ControlPoint.active[e]!),
     controlPointNames: scene.controlPoints.map((c) => c.name),
     controlPointByName: cpByName,
     script: [...scene.script].sort((a, b) => a.step - b.step),
@@ -288,6 +286,17 @@ export function resetRigMetrics(world: PhysikWorld, rig: number): void {
   R.kineticEnergy[rig] = 0; R.maxTargetError[rig] = 0; R.meanTargetError[rig] = 0;
   R.maxJointGap[rig] = 0; R.maxLimitViolation[rig] = 0; R.maxEndSpeed[rig] = 0;
   R.atRest[rig] = 0; R.restSince[rig] = -1; R.diverged[rig] = 0;
+}
+
+/** Rig.centreOfMass from the bones' current centres. */
+export function centreOfMass(world: PhysikWorld, bones: Int32Array, rig: number): void {
+  const { Bone, Rig } = world.physik;
+  let mass = 0, cx = 0, cy = 0, cz = 0;
+  for (const b of bones) {
+    const m = Bone.mass[b]!;
+    mass += m; cx += m * Bone.centre[b * 3]!; cy += m * Bone.centre[b * 3 + 1]!; cz += m * Bone.centre[b * 3 + 2]!;
+  }
+  Rig.centreOfMass[rig * 3] = cx / mass; Rig.centreOfMass[rig * 3 + 1] = cy / mass; Rig.centreOfMass[rig * 3 + 2] = cz / mass;
 }
 
 /** World position of a control point's attachment (head + at·(tail − head) + R·offset). */

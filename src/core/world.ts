@@ -25,6 +25,9 @@ export interface RigRecord {
   jointSlotStart: Int32Array;
   jointSlots: Int32Array;
   controlPoints: Int32Array;
+  /** Targets and active flags as added (restored by resetRig). */
+  initialTargets: Float64Array;
+  initialActive: Uint8Array;
   controlPointNames: string[];
   controlPointByName: Map<string, number>;
   /** Timed target moves sorted by step, and the next one to play. */

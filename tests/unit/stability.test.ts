@@ -79,44 +79,53 @@ describe('stability with the default settings', () => {
       metres.set(mass, r);
       expectSettled(r);
     });
-    it(`bone mass ${mass}, centimetres (lengths × 100): the same, and the same pose scaled`, () => {
-      const r = run(mass, 100);
-      expectSettled(r);
+    it(`bone mass ${mass}, centimetres (lengths × 100): the same`, () => {
+      expectSettled(run(mass, 100));
+    });
+    it(`bone mass ${mass}: scale-free: in centimetres, with epsilon (an acceleration) × 100 too, the motion is the metres one × 100`, () => {
+      // epsilon is the only absolute setting that matters here; scaled with the rig, the whole
+      // run must scale (with the default epsilon the cm rig converges 100× tighter and ends
+      // in a slightly different pose of this under-determined chain)
       const m = metres.get(mass) ?? run(mass, 1);
-      // same motion in the rig's own units: final poses agree to 1% of the height
-      const d = Math.max(...r.tails.map((x, i) => Math.abs(x - m.tails[i]!)));
-      expect(d / m.final.height).toBeLessThan(0.01);
+      const cm = run(mass, 100, { epsilon: 0.1 });
+      const d = Math.max(...cm.tails.map((x, i) => Math.abs(x - m.tails[i]!)));
+      expect(d / m.final.height).toBeLessThan(1e-9);
+      expect(cm.final.step).toBe(m.final.step);
+      expect(cm.final.restSince).toBe(m.final.restSince);
     });
   }
 });
 
 describe("the paper's settings", () => {
-  it('with explicit damping (paperSettings) light bones (mass 0.25) blow up', () => {
-    const r = run(0.25, 1, { ...paperSettings }, 400);
+  /** Blown up or misbehaving: diverged steps reported, and not settled on the targets. */
+  function expectMisbehaves(r: Result): void {
     const H = r.final.height;
-    // observed: the kinetic energy reaches ~1e93 within 10 steps and the guard reports diverged steps
     expect(r.final.divergedSteps).toBeGreaterThan(0);
-    expect(r.peakKE / (r.totalMass * H * H) > 1e6 || !Number.isFinite(r.peakKE)).toBe(true);
-    expect(r.final.atRest).toBe(false);
-    expect(r.final.maxTargetError / H).toBeGreaterThan(1);
+    expect(r.final.atRest && r.final.maxTargetError < 1e-3 * H).toBe(false);
     // never NaN in the world's state
     expect(r.finite).toBe(true);
+  }
+
+  it('with explicit damping (paperSettings) light bones (mass 0.25) blow up', () => {
+    // observed: the divergence guard trips from the first steps on and keeps tripping
+    // (1492 of 1500 steps diverged); the rig never gets near its targets
+    const r = run(0.25, 1, { ...paperSettings }, 400);
+    expectMisbehaves(r);
+    expect(r.final.maxTargetError / r.final.height).toBeGreaterThan(0.1);
   });
 
   it('explicit end-point damping alone is what breaks light bones: mass 0.25 blows up, mass 10 settles', () => {
     const light = run(0.25, 1, { dampingMode: 'explicit' }, 400);
-    expect(light.final.divergedSteps).toBeGreaterThan(0);
-    expect(light.final.atRest).toBe(false);
+    expectMisbehaves(light);
     const heavy = run(10, 1, { dampingMode: 'explicit' }, 600);
     expectSettled(heavy);
   });
 
-  it('a rig that blows up is flagged as diverged before it flies off (design: "held at its last good state")', () => {
+  it('a rig that blows up is caught before it flies off (design: "held at its last good state")', () => {
     const r = run(0.25, 1, { ...paperSettings }, 60);
-    // observed with the current guard (non-finite accelerations only): the target error passes
-    // 1000 × height within the first few steps with no diverged step reported; the first one
-    // comes a few steps later, when the rig is ~1e46 units away.
-    expect(r.flewOff).not.toBeNull();
-    expect(r.flewOff!.divergedSteps, `flew off at step ${r.flewOff!.step} with no diverged step reported`).toBeGreaterThan(0);
+    expect(r.final.divergedSteps).toBeGreaterThan(0);
+    // With a guard on non-finite accelerations only, the rig was ~1e46 units away before the
+    // first diverged step was reported; held at its last good state it stays near its targets.
+    expect(r.flewOff, r.flewOff ? `flew off at step ${r.flewOff.step} with ${r.flewOff.divergedSteps} diverged steps reported` : '').toBeNull();
   });
 });
