@@ -10,13 +10,16 @@
 import type { PhysikWorld } from '../src/core/world';
 import { SPRING_CAPPED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
+import { len3 } from '../src/math/quat';
 
 export function controlSprings(world: PhysikWorld): void {
   const { Bone, ControlPoint } = world.physik;
   const { force, torque, centre } = Bone;
   const { attachment, effective, springForce } = ControlPoint;
-  for (const rig of world.physik.rigs) {
-    for (const cp of rig.controlPoints) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
+    for (let ci = 0; ci < rig.controlPoints.length; ci++) {
+      const cp = rig.controlPoints[ci]!;
       const c3 = cp * 3;
       attachmentPoint(world, cp, attachment, c3);
       if (!ControlPoint.active[cp]) {
@@ -29,7 +32,7 @@ export function controlSprings(world: PhysikWorld): void {
       let k = ControlPoint.stiffness[cp]!;
       if (ControlPoint.spring[cp] === SPRING_CAPPED) {
         const cap = ControlPoint.cap[cp]! > 0 ? ControlPoint.cap[cp]! : rig.defaultCap;
-        const dist = Math.hypot(rx, ry, rz);
+        const dist = len3(rx, ry, rz);
         if (dist > cap) k *= cap / dist;
       }
       const fx = k * rx, fy = k * ry, fz = k * rz;

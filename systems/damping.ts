@@ -14,18 +14,22 @@
  * halving of angular velocity each step, done by the integrator.
  */
 import type { PhysikWorld } from '../src/core/world';
-import { rotX, rotY, rotZ, rotInvX, rotInvY, rotInvZ, rotatedDiagonal } from '../src/math/quat';
+import { quatRotateArr, quatRotateInvArr, rotatedDiagonalArr } from '../src/math/quat';
+
+const local = new Float64Array(3);
 
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
   const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
     const c = s.damping, dt = s.dt;
     const pointMass = s.dampingMode === 'implicit' ? c * dt : 0;
     const beta = s.angularDampingMode === 'implicit' ? s.angularDamping : 0;
     const angularScale = 1 + beta * dt;
-    for (const b of rig.bones) {
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
       const b3 = b * 3, q = b * 4;
       const half = 0.5 * length[b]!;
       // d = R (0, L/2, 0): centre → tail
@@ -47,11 +51,11 @@ export function damping(world: PhysikWorld): void {
       const Ix = inertia[b3]!, Iy = inertia[b3 + 1]!, Iz = inertia[b3 + 2]!;
       if (beta > 0) {
         // −β I_world ω with I_world = R diag(I) Rᵀ
-        const lx = rotInvX(qx, qy, qz, qw, wx, wy, wz), ly = rotInvY(qx, qy, qz, qw, wx, wy, wz), lz = rotInvZ(qx, qy, qz, qw, wx, wy, wz);
-        const sx = -beta * Ix * lx, sy = -beta * Iy * ly, sz = -beta * Iz * lz;
-        tx += rotX(qx, qy, qz, qw, sx, sy, sz);
-        ty += rotY(qx, qy, qz, qw, sx, sy, sz);
-        tz += rotZ(qx, qy, qz, qw, sx, sy, sz);
+        // (through scratch arrays: helpers returning numbers would box them when not inlined)
+        quatRotateInvArr(local, 0, rot, q, angVel, b3);
+        local[0] = -beta * Ix * local[0]!; local[1] = -beta * Iy * local[1]!; local[2] = -beta * Iz * local[2]!;
+        quatRotateArr(local, 0, rot, q, local, 0);
+        tx += local[0]!; ty += local[1]!; tz += local[2]!;
       }
       torque[b3] = tx; torque[b3 + 1] = ty; torque[b3 + 2] = tz;
       effMass[b] = mass[b]! + 2 * pointMass;
@@ -60,7 +64,7 @@ export function damping(world: PhysikWorld): void {
       effInertia[b3 + 1] = Iy * angularScale;
       effInertia[b3 + 2] = Iz * angularScale + endInertia;
       // world-frame copy; implicit torsion springs add to it next
-      rotatedDiagonal(effInertiaWorld, b * 6, rot, q, effInertia[b3]!, effInertia[b3 + 1]!, effInertia[b3 + 2]!);
+      rotatedDiagonalArr(effInertiaWorld, b * 6, rot, q, effInertia, b3);
     }
   }
 }

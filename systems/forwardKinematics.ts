@@ -16,7 +16,8 @@ export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
   const { rot, head, tail, centre, length, attach, parent: parentOf, angVel, vel, headVel } = Bone;
   {
     const pinned = Rig.pinned[rig.eid] === 1;
-    for (const b of rig.bones) {
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
       const b3 = b * 3, q = b * 4;
       const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
       const L = length[b]!;

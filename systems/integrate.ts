@@ -13,30 +13,32 @@
  * state with zero velocity and the step is reported as diverged; NaN is never written.
  */
 import type { PhysikWorld } from '../src/core/world';
-import { quatRotateByVector } from '../src/math/quat';
+import { quatRotateByVector, len3 } from '../src/math/quat';
 import { STATUS_DIVERGED } from '../components';
 
 export function integrate(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const { rot, angVel, acc, angAcc, vel, centre } = Bone;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
     const dt = s.dt;
     let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;
     const maxTurn = (0.5 * Math.PI) / dt;
     for (let i = 0; finite && i < rig.bones.length; i++) {
       const b3 = rig.bones[i]! * 3;
-      const spin = Math.hypot(angVel[b3]! + angAcc[b3]! * dt, angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, angVel[b3 + 2]! + angAcc[b3 + 2]! * dt);
+      const spin = len3(angVel[b3]! + angAcc[b3]! * dt, angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, angVel[b3 + 2]! + angAcc[b3 + 2]! * dt);
       // !(x <= y) is true for NaN as well
       finite = spin <= maxTurn && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
     }
     if (finite && !Rig.pinned[rig.eid]) {
       const r3 = rig.bones[0]! * 3;
-      const speed = Math.hypot(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
+      const speed = len3(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
       finite = speed * dt <= Rig.height[rig.eid]!;
     }
     if (!finite) {
-      for (const b of rig.bones) {
+      for (let bi = 0; bi < rig.bones.length; bi++) {
+        const b = rig.bones[bi]!;
         const b3 = b * 3;
         angVel[b3] = 0; angVel[b3 + 1] = 0; angVel[b3 + 2] = 0;
         vel[b3] = 0; vel[b3 + 1] = 0; vel[b3 + 2] = 0;
@@ -48,7 +50,8 @@ export function integrate(world: PhysikWorld): void {
     }
     const explicit = s.integrator === 'explicit';
     const halve = s.angularDampingMode === 'halve';
-    for (const b of rig.bones) {
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
       const b3 = b * 3;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       const nx = wx + angAcc[b3]! * dt, ny = wy + angAcc[b3 + 1]! * dt, nz = wz + angAcc[b3 + 2]! * dt;

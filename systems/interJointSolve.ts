@@ -11,31 +11,40 @@
  * read literally (affine offsets dropped) gives v = 0; the affine offset a_i is what makes
  * the update move the rig. A joint held by the world (pinned root) has v = 0.
  *
- * Gauss-Seidel passes over the joints (depth-first order) repeat until the largest
- * acceleration mismatch between two bones at any joint is below epsilon, or the pass cap
- * (default 5 × joints², as in the original add-on) is hit. Status per step: converged,
- * stalled (cap hit) or diverged (non-finite).
+ * 'iterative' (the paper): Gauss-Seidel passes over the joints in depth-first order until
+ * the largest acceleration mismatch between two bones at any joint is below epsilon, or the
+ * pass cap (default 5 × joints², as in the original add-on) is hit. Status per step:
+ * converged, stalled (cap hit) or diverged (non-finite).
+ * 'exact': the same equations solved directly over the tree in one sweep up and one down
+ * (see jointSolveExact.ts), linear in the number of bones.
  *
- * Masses and inertias are the effective ones from the damping system. The centripetal term
- * ω × (ω × r) of a point's acceleration (left out of the paper's eq. 2) is a setting.
+ * Masses and inertias are the effective ones from the damping and torsion systems. The
+ * centripetal term ω × (ω × r) of a point's acceleration (left out of eq. 2) is a setting.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { rotatedDiagonal, symInvert, symMulVec } from '../src/math/quat';
-import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../components';
+import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
+import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
+import { exactJointForces } from './jointSolveExact';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
+const work = new Float64Array(3);
+const lever = new Float64Array(3);
+const force = new Float64Array(3);
+// applyForce's own scratch (callers keep values in the arrays above)
+const leverTorque = new Float64Array(3);
+const angular = new Float64Array(3);
 
 /**
- * Point compliance M(r, r) = m⁻¹ I₃ − [r]ₓ J [r]ₓ for symmetric J (the inverse inertia),
- * written as a symmetric 3×3 (xx, xy, xz, yy, yz, zz).
+ * Point compliance M(r, r) = m⁻¹ I₃ − [r]ₓ J [r]ₓ for the symmetric inverse inertia J of bone
+ * b and lever r = levers[ro..ro+2], written as a symmetric 3×3 (xx, xy, xz, yy, yz, zz).
  */
 export function pointCompliance(out: Float64Array, o: number, invMass: number, J: Float64Array, jo: number, rx: number, ry: number, rz: number): void {
   const a = J[jo]!, b = J[jo + 1]!, c = J[jo + 2]!, d = J[jo + 3]!, e = J[jo + 4]!, f = J[jo + 5]!;
   // B = J [r]ₓ, with [r]ₓ = [[0, −rz, ry], [rz, 0, −rx], [−ry, rx, 0]]
-  const b00 = b * rz - c * ry, b01 = -a * rz + c * rx, b02 = a * ry - b * rx;
   const b10 = d * rz - e * ry, b11 = -b * rz + e * rx, b12 = b * ry - d * rx;
   const b20 = e * rz - f * ry, b21 = -c * rz + f * rx, b22 = c * ry - e * rx;
+  const b01 = -a * rz + c * rx, b02 = a * ry - b * rx;
   // K = [r]ₓ B ; M = m⁻¹ I − K
   const k00 = -rz * b10 + ry * b20, k01 = -rz * b11 + ry * b21, k02 = -rz * b12 + ry * b22;
   const k11 = rz * b01 - rx * b21, k12 = rz * b02 - rx * b22;
@@ -48,143 +57,183 @@ export function pointCompliance(out: Float64Array, o: number, invMass: number, J
   out[o + 5] = invMass - k22;
 }
 
-/** Apply force F at lever r (from the centre) to bone b's accelerations. */
-function applyForce(world: PhysikWorld, b: number, rx: number, ry: number, rz: number, fx: number, fy: number, fz: number): void {
-  const { Bone } = world.physik;
-  const b3 = b * 3, im = 1 / Bone.effMass[b]!;
-  Bone.acc[b3] += fx * im; Bone.acc[b3 + 1] += fy * im; Bone.acc[b3 + 2] += fz * im;
-  symMulVec(vec, 0, Bone.invInertiaWorld, b * 6, ry * fz - rz * fy, rz * fx - rx * fz, rx * fy - ry * fx);
-  Bone.angAcc[b3] += vec[0]!; Bone.angAcc[b3 + 1] += vec[1]!; Bone.angAcc[b3 + 2] += vec[2]!;
+/** Add sign × (force f at lever r from the centre) to bone b's accelerations. */
+export function applyForce(Bone: BoneStore, b: number, r: Float64Array, ro: number, f: Float64Array, fo: number, sign: number): void {
+  const b3 = b * 3, s = sign / Bone.effMass[b]!;
+  const fx = f[fo]!, fy = f[fo + 1]!, fz = f[fo + 2]!;
+  const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
+  Bone.acc[b3] += fx * s; Bone.acc[b3 + 1] += fy * s; Bone.acc[b3 + 2] += fz * s;
+  leverTorque[0] = sign * (ry * fz - rz * fy); leverTorque[1] = sign * (rz * fx - rx * fz); leverTorque[2] = sign * (rx * fy - ry * fx);
+  symMulArr(angular, 0, Bone.invInertiaWorld, b * 6, leverTorque, 0);
+  Bone.angAcc[b3] += angular[0]!; Bone.angAcc[b3 + 1] += angular[1]!; Bone.angAcc[b3 + 2] += angular[2]!;
 }
 
 /** Accelerations of every bone from external forces and torques alone (eq. 1). */
-function freeAccelerations(world: PhysikWorld, rig: RigRecord): void {
-  const { Bone } = world.physik;
-  const { rot, effMass, effInertiaWorld, inertia, invInertiaWorld, angVel, force, torque, acc, angAcc } = Bone;
-  for (const b of rig.bones) {
-    const b3 = b * 3, q = b * 4;
+function freeAccelerations(Bone: BoneStore, rig: RigRecord): void {
+  const { rot, effMass, effInertiaWorld, inertia, invInertiaWorld, angVel, force: F, torque, acc, angAcc } = Bone;
+  for (let bi = 0; bi < rig.bones.length; bi++) {
+    const b = rig.bones[bi]!;
+    const b3 = b * 3;
     symInvert(invInertiaWorld, b * 6, effInertiaWorld, b * 6);
     // gyroscopic term ω × (I ω) with the bone's true inertia
-    rotatedDiagonal(tmp, 0, rot, q, inertia[b3]!, inertia[b3 + 1]!, inertia[b3 + 2]!);
+    rotatedDiagonalArr(tmp, 0, rot, b * 4, inertia, b3);
+    symMulArr(vec, 0, tmp, 0, angVel, b3);
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-    symMulVec(vec, 0, tmp, 0, wx, wy, wz);
-    const gx = wy * vec[2]! - wz * vec[1]!, gy = wz * vec[0]! - wx * vec[2]!, gz = wx * vec[1]! - wy * vec[0]!;
+    work[0] = torque[b3]! - (wy * vec[2]! - wz * vec[1]!);
+    work[1] = torque[b3 + 1]! - (wz * vec[0]! - wx * vec[2]!);
+    work[2] = torque[b3 + 2]! - (wx * vec[1]! - wy * vec[0]!);
     const im = 1 / effMass[b]!;
-    acc[b3] = force[b3]! * im; acc[b3 + 1] = force[b3 + 1]! * im; acc[b3 + 2] = force[b3 + 2]! * im;
-    symMulVec(angAcc, b3, invInertiaWorld, b * 6, torque[b3]! - gx, torque[b3 + 1]! - gy, torque[b3 + 2]! - gz);
+    acc[b3] = F[b3]! * im; acc[b3 + 1] = F[b3 + 1]! * im; acc[b3 + 2] = F[b3 + 2]! * im;
+    symMulArr(angAcc, b3, invInertiaWorld, b * 6, work, 0);
   }
+}
+
+/** Add every bone's current joint force (on it, and negated on its parent) to the accelerations. */
+function applyJointForces(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Joint } = world.physik;
+  const { head, centre, jointForce, parent: parentOf } = Bone;
+  for (let bi = 0; bi < rig.bones.length; bi++) {
+    const b = rig.bones[bi]!;
+    const b3 = b * 3;
+    if (jointForce[b3] === 0 && jointForce[b3 + 1] === 0 && jointForce[b3 + 2] === 0) continue;
+    const p = parentOf[b]!;
+    if (p < 0 && Joint.grounded[Bone.joint[b]!] !== 1) continue;
+    lever[0] = head[b3]! - centre[b3]!; lever[1] = head[b3 + 1]! - centre[b3 + 1]!; lever[2] = head[b3 + 2]! - centre[b3 + 2]!;
+    applyForce(Bone, b, lever, 0, jointForce, b3, 1);
+    if (p >= 0) {
+      const p3 = p * 3;
+      lever[0] = head[b3]! - centre[p3]!; lever[1] = head[b3 + 1]! - centre[p3 + 1]!; lever[2] = head[b3 + 2]! - centre[p3 + 2]!;
+      applyForce(Bone, p, lever, 0, jointForce, b3, -1);
+    }
+  }
+}
+
+/** Levers, compliance inverses W_i, S = (Σ W_i)⁻¹ and centripetal offsets per joint slot. */
+function prepareJoints(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Joint } = world.physik;
+  const { head, centre, angVel, effMass, invInertiaWorld } = Bone;
+  const { slotR, slotW, slotC, jointS } = rig.scratch;
+  const starts = rig.jointSlotStart, slots = rig.jointSlots;
+  const centripetal = rig.settings.centripetal;
+  for (let j = 0; j < rig.joints.length; j++) {
+    const s0 = starts[j]!, s1 = starts[j + 1]!;
+    const grounded = Joint.grounded[rig.joints[j]!] === 1;
+    // the joint point = head of the first child (of the root, for a grounded joint)
+    const pointBone = grounded ? slots[s0]! : slots[s0 + 1]!;
+    const p3 = pointBone * 3;
+    tmp.fill(0);
+    let sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
+    for (let k = s0; k < s1; k++) {
+      const b = slots[k]!, b3 = b * 3, k3 = k * 3, k6 = k * 6;
+      const rx = head[p3]! - centre[b3]!, ry = head[p3 + 1]! - centre[b3 + 1]!, rz = head[p3 + 2]! - centre[b3 + 2]!;
+      slotR[k3] = rx; slotR[k3 + 1] = ry; slotR[k3 + 2] = rz;
+      pointCompliance(tmp, 0, 1 / effMass[b]!, invInertiaWorld, b * 6, rx, ry, rz);
+      symInvert(slotW, k6, tmp, 0);
+      sxx += slotW[k6]!; sxy += slotW[k6 + 1]!; sxz += slotW[k6 + 2]!;
+      syy += slotW[k6 + 3]!; syz += slotW[k6 + 4]!; szz += slotW[k6 + 5]!;
+      if (centripetal) {
+        const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+        const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
+        slotC[k3] = wy * uz - wz * uy; slotC[k3 + 1] = wz * ux - wx * uz; slotC[k3 + 2] = wx * uy - wy * ux;
+      } else {
+        slotC[k3] = 0; slotC[k3 + 1] = 0; slotC[k3 + 2] = 0;
+      }
+    }
+    if (!grounded) {
+      tmp[0] = sxx; tmp[1] = sxy; tmp[2] = sxz; tmp[3] = syy; tmp[4] = syz; tmp[5] = szz;
+      symInvert(jointS, j * 6, tmp, 0);
+    }
+  }
+}
+
+/**
+ * One Gauss-Seidel pass over the joints (update = true), or a measurement only; returns the
+ * largest acceleration mismatch at any joint before its update.
+ */
+function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): number {
+  const { Bone, Joint } = world.physik;
+  const { acc, angAcc, jointForce } = Bone;
+  const { slotR, slotW, slotC, slotA, jointS } = rig.scratch;
+  const starts = rig.jointSlotStart, slots = rig.jointSlots;
+  let worst = 0;
+  for (let j = 0; j < rig.joints.length; j++) {
+    const s0 = starts[j]!, s1 = starts[j + 1]!;
+    const grounded = Joint.grounded[rig.joints[j]!] === 1;
+    // acceleration of each bone at the joint: a + α × r (+ centripetal)
+    let wax = 0, way = 0, waz = 0;
+    for (let k = s0; k < s1; k++) {
+      const b3 = slots[k]! * 3, k3 = k * 3;
+      const rx = slotR[k3]!, ry = slotR[k3 + 1]!, rz = slotR[k3 + 2]!;
+      const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+      slotA[k3] = acc[b3]! + ay * rz - az * ry + slotC[k3]!;
+      slotA[k3 + 1] = acc[b3 + 1]! + az * rx - ax * rz + slotC[k3 + 1]!;
+      slotA[k3 + 2] = acc[b3 + 2]! + ax * ry - ay * rx + slotC[k3 + 2]!;
+      if (!grounded) {
+        symMulArr(vec, 0, slotW, k * 6, slotA, k3);
+        wax += vec[0]!; way += vec[1]!; waz += vec[2]!;
+      }
+    }
+    let mismatch = 0;
+    if (grounded) {
+      const gx = slotA[s0 * 3]!, gy = slotA[s0 * 3 + 1]!, gz = slotA[s0 * 3 + 2]!;
+      mismatch = Math.sqrt(gx * gx + gy * gy + gz * gz);
+      work[0] = 0; work[1] = 0; work[2] = 0; // the world does not move
+    } else {
+      for (let k = s0; k < s1; k++) {
+        for (let l = k + 1; l < s1; l++) {
+          const dx = slotA[k * 3]! - slotA[l * 3]!, dy = slotA[k * 3 + 1]! - slotA[l * 3 + 1]!, dz = slotA[k * 3 + 2]! - slotA[l * 3 + 2]!;
+          const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          if (d > mismatch) mismatch = d;
+        }
+      }
+      // the common acceleration v (eq. 10 with the affine offsets)
+      vec[0] = wax; vec[1] = way; vec[2] = waz;
+      symMulArr(work, 0, jointS, j * 6, vec, 0);
+    }
+    if (!(mismatch <= worst)) worst = mismatch === mismatch ? mismatch : Infinity;
+    if (!update) continue;
+    // F_i = W_i (v − ā_i) (eq. 9); the parent's share is implied by the children's
+    for (let k = s0; k < s1; k++) {
+      const b = slots[k]!, k3 = k * 3;
+      vec[0] = work[0]! - slotA[k3]!; vec[1] = work[1]! - slotA[k3 + 1]!; vec[2] = work[2]! - slotA[k3 + 2]!;
+      symMulArr(force, 0, slotW, k * 6, vec, 0);
+      applyForce(Bone, b, slotR, k3, force, 0, 1);
+      if (grounded || k > s0) {
+        const b3 = b * 3;
+        jointForce[b3] += force[0]!; jointForce[b3 + 1] += force[1]!; jointForce[b3 + 2] += force[2]!;
+      }
+    }
+  }
+  return worst;
 }
 
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
-  const { head, centre, angVel, acc, angAcc, jointForce, parent: parentOf, effMass, invInertiaWorld } = Bone;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
-    const { slotR, slotW, slotC, slotA, jointS } = rig.scratch;
-    const starts = rig.jointSlotStart, slots = rig.jointSlots;
     const nJoints = rig.joints.length;
-    freeAccelerations(world, rig);
-
-    // Per joint: levers, compliance inverses W_i, S = (Σ W_i)⁻¹, centripetal offsets.
-    for (let j = 0; j < nJoints; j++) {
-      const s0 = starts[j]!, s1 = starts[j + 1]!;
-      const grounded = world.physik.Joint.grounded[rig.joints[j]!] === 1;
-      // joint point in world = head of the first child (or of the root for a grounded joint)
-      const pointBone = grounded ? slots[s0]! : slots[s0 + 1]!;
-      const px = head[pointBone * 3]!, py = head[pointBone * 3 + 1]!, pz = head[pointBone * 3 + 2]!;
-      let sxx = 0, sxy = 0, sxz = 0, syy = 0, syz = 0, szz = 0;
-      for (let k = s0; k < s1; k++) {
-        const b = slots[k]!, b3 = b * 3, k3 = k * 3, k6 = k * 6;
-        const rx = px - centre[b3]!, ry = py - centre[b3 + 1]!, rz = pz - centre[b3 + 2]!;
-        slotR[k3] = rx; slotR[k3 + 1] = ry; slotR[k3 + 2] = rz;
-        pointCompliance(tmp, 0, 1 / effMass[b]!, invInertiaWorld, b * 6, rx, ry, rz);
-        symInvert(slotW, k6, tmp, 0);
-        sxx += slotW[k6]!; sxy += slotW[k6 + 1]!; sxz += slotW[k6 + 2]!;
-        syy += slotW[k6 + 3]!; syz += slotW[k6 + 4]!; szz += slotW[k6 + 5]!;
-        if (s.centripetal) {
-          const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-          const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
-          slotC[k3] = wy * uz - wz * uy; slotC[k3 + 1] = wz * ux - wx * uz; slotC[k3 + 2] = wx * uy - wy * ux;
-        } else {
-          slotC[k3] = 0; slotC[k3 + 1] = 0; slotC[k3 + 2] = 0;
-        }
-      }
-      if (!grounded) {
-        tmp[0] = sxx; tmp[1] = sxy; tmp[2] = sxz; tmp[3] = syy; tmp[4] = syz; tmp[5] = szz;
-        symInvert(jointS, j * 6, tmp, 0);
-      }
-    }
-
-    // Warm start: the joint forces of the last step, on each bone and (negated) its parent.
-    for (const b of rig.bones) {
-      const b3 = b * 3;
-      const fx = jointForce[b3]!, fy = jointForce[b3 + 1]!, fz = jointForce[b3 + 2]!;
-      if (fx === 0 && fy === 0 && fz === 0) continue;
-      const p = parentOf[b]!;
-      if (p < 0 && world.physik.Joint.grounded[Bone.joint[b]!] !== 1) continue;
-      applyForce(world, b, head[b3]! - centre[b3]!, head[b3 + 1]! - centre[b3 + 1]!, head[b3 + 2]! - centre[b3 + 2]!, fx, fy, fz);
-      if (p >= 0) {
-        const p3 = p * 3;
-        applyForce(world, p, head[b3]! - centre[p3]!, head[b3 + 1]! - centre[p3 + 1]!, head[b3 + 2]! - centre[p3 + 2]!, -fx, -fy, -fz);
-      }
-    }
-
-    const cap = s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * nJoints * nJoints);
+    freeAccelerations(Bone, rig);
+    prepareJoints(world, rig);
     let passes = 0;
     let worst = 0;
     let status = STATUS_CONVERGED;
-    while (nJoints > 0) {
-      passes++;
-      worst = 0;
-      for (let j = 0; j < nJoints; j++) {
-        const s0 = starts[j]!, s1 = starts[j + 1]!;
-        const grounded = world.physik.Joint.grounded[rig.joints[j]!] === 1;
-        // acceleration of each bone at the joint: a + α × r (+ centripetal)
-        let wax = 0, way = 0, waz = 0;
-        for (let k = s0; k < s1; k++) {
-          const b3 = slots[k]! * 3, k3 = k * 3;
-          const rx = slotR[k3]!, ry = slotR[k3 + 1]!, rz = slotR[k3 + 2]!;
-          const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
-          const x = acc[b3]! + ay * rz - az * ry + slotC[k3]!;
-          const y = acc[b3 + 1]! + az * rx - ax * rz + slotC[k3 + 1]!;
-          const z = acc[b3 + 2]! + ax * ry - ay * rx + slotC[k3 + 2]!;
-          slotA[k3] = x; slotA[k3 + 1] = y; slotA[k3 + 2] = z;
-          if (!grounded) {
-            symMulVec(vec, 0, slotW, k * 6, x, y, z);
-            wax += vec[0]!; way += vec[1]!; waz += vec[2]!;
-          }
-        }
-        // the common acceleration v (eq. 10 with affine offsets); the world's is zero
-        let vx = 0, vy = 0, vz = 0;
-        let mismatch = 0;
-        if (grounded) {
-          mismatch = Math.hypot(slotA[s0 * 3]!, slotA[s0 * 3 + 1]!, slotA[s0 * 3 + 2]!);
-        } else {
-          symMulVec(vec, 0, jointS, j * 6, wax, way, waz);
-          vx = vec[0]!; vy = vec[1]!; vz = vec[2]!;
-          for (let k = s0; k < s1; k++) {
-            for (let l = k + 1; l < s1; l++) {
-              const d = Math.hypot(slotA[k * 3]! - slotA[l * 3]!, slotA[k * 3 + 1]! - slotA[l * 3 + 1]!, slotA[k * 3 + 2]! - slotA[l * 3 + 2]!);
-              if (d > mismatch) mismatch = d;
-            }
-          }
-        }
-        if (mismatch > worst || mismatch !== mismatch) worst = mismatch !== mismatch ? Infinity : mismatch;
-        // F_i = W_i (v − ā_i) (eq. 9); the parent's share is implied by the children's
-        for (let k = s0; k < s1; k++) {
-          const b = slots[k]!, k3 = k * 3;
-          symMulVec(vec, 0, slotW, k * 6, vx - slotA[k3]!, vy - slotA[k3 + 1]!, vz - slotA[k3 + 2]!);
-          const fx = vec[0]!, fy = vec[1]!, fz = vec[2]!;
-          applyForce(world, b, slotR[k3]!, slotR[k3 + 1]!, slotR[k3 + 2]!, fx, fy, fz);
-          if (grounded || k > s0) {
-            const b3 = b * 3;
-            jointForce[b3] += fx; jointForce[b3 + 1] += fy; jointForce[b3 + 2] += fz;
-          }
-        }
+    if (s.interJoint === 'exact') {
+      exactJointForces(world, rig);
+      applyJointForces(world, rig);
+      worst = nJoints > 0 ? jointPass(world, rig, false) : 0;
+      passes = nJoints > 0 ? 1 : 0;
+      if (!Number.isFinite(worst)) status = STATUS_DIVERGED;
+    } else {
+      applyJointForces(world, rig); // warm start
+      const cap = s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * nJoints * nJoints);
+      while (nJoints > 0) {
+        passes++;
+        worst = jointPass(world, rig, true);
+        if (!Number.isFinite(worst)) { status = STATUS_DIVERGED; break; }
+        if (worst < s.epsilon) break;
+        if (passes >= cap) { status = STATUS_STALLED; break; }
       }
-      if (!Number.isFinite(worst)) { status = STATUS_DIVERGED; break; }
-      if (worst < s.epsilon) break;
-      if (passes >= cap) { status = STATUS_STALLED; break; }
     }
     const r = rig.eid;
     Rig.passes[r] = passes;

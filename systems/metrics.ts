@@ -8,17 +8,19 @@ import type { PhysikWorld } from '../src/core/world';
 import { STATUS_DIVERGED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
 import { jointRotationVector } from './torsionSprings';
-import { rotX, rotY, rotZ } from '../src/math/quat';
+import { rotX, rotY, rotZ, len3 } from '../src/math/quat';
 
 const phi = new Float64Array(3);
 
 export function metrics(world: PhysikWorld): void {
   const { Bone, Rig, ControlPoint, AngularLimit } = world.physik;
   const { mass, centre, vel, headVel, angVel, rot, inertia, head, tail, parent: parentOf, attach } = Bone;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const r = rig.eid;
     let m = 0, cx = 0, cy = 0, cz = 0, ke = 0, maxSpeed = 0, maxGap = 0, maxViolation = 0;
-    for (const b of rig.bones) {
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
       const b3 = b * 3, q = b * 4;
       const mb = mass[b]!;
       m += mb; cx += mb * centre[b3]!; cy += mb * centre[b3 + 1]!; cz += mb * centre[b3 + 2]!;
@@ -29,9 +31,9 @@ export function metrics(world: PhysikWorld): void {
       const lx = rotX(-x, -y, -z, w, wx, wy, wz), ly = rotY(-x, -y, -z, w, wx, wy, wz), lz = rotZ(-x, -y, -z, w, wx, wy, wz);
       ke += 0.5 * mb * (vx * vx + vy * vy + vz * vz) + 0.5 * (inertia[b3]! * lx * lx + inertia[b3 + 1]! * ly * ly + inertia[b3 + 2]! * lz * lz);
       // end speeds: head, and tail = centre + ω × (tail − centre)
-      const hs = Math.hypot(headVel[b3]!, headVel[b3 + 1]!, headVel[b3 + 2]!);
+      const hs = len3(headVel[b3]!, headVel[b3 + 1]!, headVel[b3 + 2]!);
       const dx = tail[b3]! - centre[b3]!, dy = tail[b3 + 1]! - centre[b3 + 1]!, dz = tail[b3 + 2]! - centre[b3 + 2]!;
-      const ts = Math.hypot(vx + wy * dz - wz * dy, vy + wz * dx - wx * dz, vz + wx * dy - wy * dx);
+      const ts = len3(vx + wy * dz - wz * dy, vy + wz * dx - wx * dz, vz + wx * dy - wy * dx);
       if (hs > maxSpeed) maxSpeed = hs;
       if (ts > maxSpeed) maxSpeed = ts;
       const p = parentOf[b]!;
@@ -39,7 +41,7 @@ export function metrics(world: PhysikWorld): void {
         const pq = p * 4, p3 = p * 3;
         const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
         const ox = attach[b3]!, oy = attach[b3 + 1]!, oz = attach[b3 + 2]!;
-        const gap = Math.hypot(
+        const gap = len3(
           head[p3]! + rotX(px, py, pz, pw, ox, oy, oz) - head[b3]!,
           head[p3 + 1]! + rotY(px, py, pz, pw, ox, oy, oz) - head[b3 + 1]!,
           head[p3 + 2]! + rotZ(px, py, pz, pw, ox, oy, oz) - head[b3 + 2]!,
@@ -65,12 +67,13 @@ export function metrics(world: PhysikWorld): void {
 
     let maxErr = 0, sumErr = 0, n = 0, interpolating = false;
     const att = ControlPoint.attachment, tgt = ControlPoint.target;
-    for (const cp of rig.controlPoints) {
+    for (let ci = 0; ci < rig.controlPoints.length; ci++) {
+      const cp = rig.controlPoints[ci]!;
       const c3 = cp * 3;
       attachmentPoint(world, cp, att, c3);
       if (ControlPoint.interpStep[cp]! < ControlPoint.interpSteps[cp]!) interpolating = true;
       if (!ControlPoint.active[cp]) continue;
-      const e = Math.hypot(tgt[c3]! - att[c3]!, tgt[c3 + 1]! - att[c3 + 1]!, tgt[c3 + 2]! - att[c3 + 2]!);
+      const e = len3(tgt[c3]! - att[c3]!, tgt[c3 + 1]! - att[c3 + 1]!, tgt[c3 + 2]! - att[c3 + 2]!);
       if (e > maxErr) maxErr = e;
       sumErr += e; n++;
     }

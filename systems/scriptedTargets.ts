@@ -7,7 +7,8 @@ import { setTargetOf, setActiveOf } from '../src/core/targets';
 
 export function scriptedTargets(world: PhysikWorld): void {
   const { Rig } = world.physik;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const step = Rig.step[rig.eid]!;
     const script = rig.script;
     while (rig.scriptCursor < script.length && script[rig.scriptCursor]!.step <= step) {

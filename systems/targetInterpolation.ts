@@ -7,17 +7,20 @@
  */
 import type { PhysikWorld } from '../src/core/world';
 import { interpolationPivot } from '../src/core/targets';
+import { len3 } from '../src/math/quat';
 
 const pivot = new Float64Array(3);
 
 export function targetInterpolation(world: PhysikWorld): void {
   const { ControlPoint } = world.physik;
   const eff = ControlPoint.effective, tgt = ControlPoint.target;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
     const polar = s.interpolation === 'polar-head' || s.interpolation === 'polar-com';
     const eps = s.interpolationEpsilon;
-    for (const cp of rig.controlPoints) {
+    for (let ci = 0; ci < rig.controlPoints.length; ci++) {
+      const cp = rig.controlPoints[ci]!;
       const i = ControlPoint.interpStep[cp]!, iMax = ControlPoint.interpSteps[cp]!;
       if (i >= iMax) continue;
       const alpha = 1 / (iMax - i);
@@ -28,17 +31,17 @@ export function targetInterpolation(world: PhysikWorld): void {
         const ox = pivot[0]!, oy = pivot[1]!, oz = pivot[2]!;
         const ax = eff[c3]! - ox, ay = eff[c3 + 1]! - oy, az = eff[c3 + 2]! - oz;
         const bx = tgt[c3]! - ox, by = tgt[c3 + 1]! - oy, bz = tgt[c3 + 2]! - oz;
-        const ra = Math.hypot(ax, ay, az), rb = Math.hypot(bx, by, bz);
+        const ra = len3(ax, ay, az), rb = len3(bx, by, bz);
         if (ra > eps && rb > eps) {
           // n_i = a × b, theta_i = angle(a, b); rotate the unit a by alpha·theta about n.
           let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-          const sinPart = Math.hypot(nx, ny, nz);
+          const sinPart = len3(nx, ny, nz);
           const theta = Math.atan2(sinPart, ax * bx + ay * by + az * bz);
           if (sinPart < 1e-12 * ra * rb) {
             // parallel or opposite: any axis normal to a will do (deterministic choice)
             if (Math.abs(ax) < 0.9 * ra) { nx = 0; ny = az; nz = -ay; } else { nx = -az; ny = 0; nz = ax; }
           }
-          const nn = Math.hypot(nx, ny, nz);
+          const nn = len3(nx, ny, nz);
           nx /= nn; ny /= nn; nz /= nn;
           const phi = alpha * theta;
           const c = Math.cos(phi), sn = Math.sin(phi);

@@ -20,7 +20,7 @@
  * the paper's explicit spring.
  */
 import type { PhysikWorld } from '../src/core/world';
-import { quatMul, quatMulConjA, quatToRotationVector, rotX, rotY, rotZ } from '../src/math/quat';
+import { quatMul, quatMulConjA, quatToRotationVector } from '../src/math/quat';
 
 const qRel = new Float64Array(4);
 const qFrame = new Float64Array(4);
@@ -36,24 +36,30 @@ export function jointRotationVector(world: PhysikWorld, b: number, out: Float64A
   quatToRotationVector(out, 0, qRel, 0);
 }
 
-/** Add s · u uᵀ to the symmetric 3×3 at m[o]. */
-function addOuter(m: Float64Array, o: number, s: number, ux: number, uy: number, uz: number): void {
+/** Add s · u uᵀ to the symmetric 3×3 at m[o], with u = su[0..2] and s = su[3]. */
+function addOuter(m: Float64Array, o: number, su: Float64Array): void {
+  const ux = su[0]!, uy = su[1]!, uz = su[2]!, s = su[3]!;
   m[o] += s * ux * ux; m[o + 1] += s * ux * uy; m[o + 2] += s * ux * uz;
   m[o + 3] += s * uy * uy; m[o + 4] += s * uy * uz; m[o + 5] += s * uz * uz;
 }
+
+// axis and scale for addOuter (arrays, not arguments: V8 boxes floating-point arguments)
+const scaledAxis = new Float64Array(4);
 
 export function torsionSprings(world: PhysikWorld): void {
   const { Bone, AngularLimit } = world.physik;
   const { enabled, min, max, angle, k: kUsed } = AngularLimit;
   const { torque, angVel, effInertiaWorld, parent: parentOf } = Bone;
-  for (const rig of world.physik.rigs) {
+  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
+    const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
     const tol = s.limitTolerance;
     const capped = s.limitSpring === 'capped';
     const capAngle = s.limitCapDeg * DEG;
     const implicit = s.limitImplicit;
     const dt = s.dt;
-    for (const b of rig.bones) {
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
       const b3 = b * 3;
       if (!(enabled[b3] || enabled[b3 + 1] || enabled[b3 + 2])) continue;
       const p = parentOf[b]!, p3 = p * 3;
@@ -75,9 +81,11 @@ export function torsionSprings(world: PhysikWorld): void {
         if (theta > hi) excess = theta - hi;
         else if (theta < lo) excess = theta - lo;
         if (excess === 0) continue;
-        // joint axis v in world
-        const ex = a === 0 ? 1 : 0, ey = a === 1 ? 1 : 0, ez = a === 2 ? 1 : 0;
-        const ux = rotX(fx, fy, fz, fw, ex, ey, ez), uy = rotY(fx, fy, fz, fw, ex, ey, ez), uz = rotZ(fx, fy, fz, fw, ex, ey, ez);
+        // joint axis v in world: column a of the joint frame's rotation matrix
+        let ux: number, uy: number, uz: number;
+        if (a === 0) { ux = 1 - 2 * (fy * fy + fz * fz); uy = 2 * (fx * fy + fz * fw); uz = 2 * (fx * fz - fy * fw); }
+        else if (a === 1) { ux = 2 * (fx * fy - fz * fw); uy = 1 - 2 * (fx * fx + fz * fz); uz = 2 * (fy * fz + fx * fw); }
+        else { ux = 2 * (fx * fz + fy * fw); uy = 2 * (fy * fz - fx * fw); uz = 1 - 2 * (fx * fx + fy * fy); }
         let tau = -k * excess;
         let stiffInertia = 0;
         if (implicit) {
@@ -92,8 +100,9 @@ export function torsionSprings(world: PhysikWorld): void {
         }
         tx += tau * ux; ty += tau * uy; tz += tau * uz;
         if (stiffInertia > 0) {
-          addOuter(effInertiaWorld, b * 6, stiffInertia, ux, uy, uz);
-          addOuter(effInertiaWorld, p * 6, stiffInertia, ux, uy, uz);
+          scaledAxis[0] = ux; scaledAxis[1] = uy; scaledAxis[2] = uz; scaledAxis[3] = stiffInertia;
+          addOuter(effInertiaWorld, b * 6, scaledAxis);
+          addOuter(effInertiaWorld, p * 6, scaledAxis);
         }
       }
       if (tx === 0 && ty === 0 && tz === 0) continue;

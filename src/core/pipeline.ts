@@ -30,6 +30,6 @@ export const physikPipeline: readonly System[] = Object.freeze([
 /** Run the pipeline n times. */
 export function step(world: PhysikWorld, n = 1): void {
   for (let i = 0; i < n; i++) {
-    for (const system of physikPipeline) system(world);
+    for (let k = 0; k < physikPipeline.length; k++) physikPipeline[k]!(world);
   }
 }

@@ -213,6 +213,15 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   centreOfMass(world, boneEids, rigEid);
 
   const nSlots = slots.length;
+  // children by depth-first index, for the exact solve
+  const n = boneEids.length;
+  const indexOf = new Map<number, number>();
+  boneEids.forEach((b, i) => indexOf.set(b, i));
+  const kids: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 1; i < n; i++) kids[indexOf.get(Bone.parent[boneEids[i]!]!)!]!.push(i);
+  const childStart = new Int32Array(n + 1);
+  kids.forEach((list, i) => (childStart[i + 1] = childStart[i]! + list.length));
+  const maxKids = Math.max(1, ...kids.map((l) => l.length));
   const record: RigRecord = {
     eid: rigEid,
     name: desc.name,
@@ -221,6 +230,12 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     boneNames: Array.from(boneEids, (e) => [...byName].find(([, v]) => v === e)![0]),
     boneByName: byName,
     joints: Int32Array.from(jointEids),
+    childStart,
+    childIndex: Int32Array.from(kids.flat()),
+    exact: {
+      phi: new Float64Array(n * 9), beta: new Float64Array(n * 3), P: new Float64Array(n * 9), q: new Float64Array(n * 3),
+      K: new Float64Array(9 * maxKids * maxKids), R: new Float64Array(12 * maxKids),
+    },
     jointSlotStart: Int32Array.from(slotStart),
     jointSlots: Int32Array.from(slots),
     controlPoints: cpEids,

@@ -28,6 +28,7 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   interpolationSteps: 50,
   interpolationThresholdDeg: 5,
   interpolationEpsilon: 1e-6,
+  interJoint: 'iterative',
   centripetal: false,
   restSpeed: 1e-3,
   solver: 'physik',
@@ -75,4 +76,5 @@ export const settingEnums: Record<string, readonly string[]> = {
   limitSpring: ['linear', 'capped'],
   interpolation: ['none', 'linear', 'polar-head', 'polar-com'],
   solver: ['physik'],
+  interJoint: ['iterative', 'exact'],
 };

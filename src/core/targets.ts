@@ -4,6 +4,7 @@
  * a small move, or mode 'none', takes effect at once.
  */
 import type { PhysikWorld, RigRecord } from './world';
+import { len3 } from '../math/quat';
 
 /** The pivot of polar interpolation for control point cp, written to out[0..2]. */
 export function interpolationPivot(world: PhysikWorld, rig: RigRecord, cp: number, out: Float64Array): void {
@@ -34,14 +35,14 @@ export function setTargetOf(world: PhysikWorld, rig: RigRecord, cp: number, x: n
     const ax = ControlPoint.effective[c3]! - pivot[0]!, ay = ControlPoint.effective[c3 + 1]! - pivot[1]!, az = ControlPoint.effective[c3 + 2]! - pivot[2]!;
     const bx = x - pivot[0]!, by = y - pivot[1]!, bz = z - pivot[2]!;
     const eps = s.interpolationEpsilon;
-    if (Math.hypot(ax, ay, az) > eps && Math.hypot(bx, by, bz) > eps) {
+    if (len3(ax, ay, az) > eps && len3(bx, by, bz) > eps) {
       const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx;
-      const angle = Math.atan2(Math.hypot(cx, cy, cz), ax * bx + ay * by + az * bz);
+      const angle = Math.atan2(len3(cx, cy, cz), ax * bx + ay * by + az * bz);
       // Below the threshold angle the move is small enough to apply at once.
       interpolate = angle * (180 / Math.PI) >= s.interpolationThresholdDeg;
     } else {
       // a point at the pivot has no angle: interpolate (linearly) unless nothing moves
-      interpolate = Math.hypot(ax - bx, ay - by, az - bz) > 0;
+      interpolate = len3(ax - bx, ay - by, az - bz) > 0;
     }
   }
   if (interpolate) {

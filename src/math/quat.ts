@@ -5,6 +5,11 @@
 
 export type Arr = Float64Array | number[];
 
+/** Length of (x, y, z): Math.hypot is not inlined by V8 and boxes its arguments. */
+export function len3(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
 /** out[o] = a[ao] ⊗ b[bo] (apply b first, then a). Safe when out aliases a or b. */
 export function quatMul(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: number): void {
   const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
@@ -26,7 +31,7 @@ export function quatMulConjA(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo
 }
 
 export function quatNormalize(q: Arr, o: number): void {
-  const n = Math.hypot(q[o]!, q[o + 1]!, q[o + 2]!, q[o + 3]!);
+  const n = Math.sqrt(q[o]! * q[o]! + q[o + 1]! * q[o + 1]! + q[o + 2]! * q[o + 2]! + q[o + 3]! * q[o + 3]!);
   const s = n > 0 ? 1 / n : 0;
   q[o]! *= s; q[o + 1]! *= s; q[o + 2]! *= s; q[o + 3]! *= s;
   if (n === 0) q[o + 3] = 1;
@@ -57,7 +62,7 @@ export function quatRotateInv(out: Arr, oo: number, q: Arr, o: number, vx: numbe
 
 /** q[o] ← exp(½ φ) ⊗ q[o]: rotate by the world rotation vector φ = (px, py, pz). */
 export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz: number): void {
-  const angle = Math.hypot(px, py, pz);
+  const angle = len3(px, py, pz);
   if (angle === 0) return;
   const half = 0.5 * angle;
   const s = Math.sin(half) / angle;
@@ -77,7 +82,7 @@ export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz
 export function quatToRotationVector(out: Arr, oo: number, q: Arr, o: number): void {
   let x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
   if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
-  const s = Math.hypot(x, y, z);
+  const s = len3(x, y, z);
   if (s < 1e-12) {
     // small angle: φ ≈ 2 v
     out[oo] = 2 * x; out[oo + 1] = 2 * y; out[oo + 2] = 2 * z;
@@ -99,7 +104,7 @@ export function quatFromAxisAngle(out: Arr, o: number, ax: number, ay: number, a
  * arc from +Y to d (a half turn about +Z when d is -Y), then the roll. Deterministic.
  */
 export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: number, dz: number, roll: number): void {
-  const n = Math.hypot(dx, dy, dz);
+  const n = len3(dx, dy, dz);
   dx /= n; dy /= n; dz /= n;
   if (dy < -1 + 1e-12) {
     quatFromAxisAngle(out, o, 0, 0, 1, Math.PI);
@@ -107,7 +112,7 @@ export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: numbe
     // axis = Y × d = (dz, 0, -dx); angle = acos(dy). Half-angle form avoids acos.
     const w = 1 + dy;
     const x = dz, y = 0, z = -dx;
-    const m = Math.hypot(x, y, z, w);
+    const m = Math.sqrt(x * x + y * y + z * z + w * w);
     out[o] = x / m; out[o + 1] = y / m; out[o + 2] = z / m; out[o + 3] = w / m;
   }
   if (roll !== 0) {
@@ -179,4 +184,51 @@ export function rotInvY(x: number, y: number, z: number, w: number, vx: number, 
 }
 export function rotInvZ(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
   return rotZ(-x, -y, -z, w, vx, vy, vz);
+}
+
+// Array-in, array-out forms for hot loops: calling a function V8 does not inline with
+// floating-point arguments boxes each one, so these take every vector from an array.
+
+/** out = m v for symmetric m (xx, xy, xz, yy, yz, zz) and v = vec[vo..vo+2]. */
+export function symMulArr(out: Float64Array, oo: number, m: Float64Array, mo: number, v: Float64Array, vo: number): void {
+  const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
+  const xx = m[mo]!, xy = m[mo + 1]!, xz = m[mo + 2]!, yy = m[mo + 3]!, yz = m[mo + 4]!, zz = m[mo + 5]!;
+  out[oo] = xx * x + xy * y + xz * z;
+  out[oo + 1] = xy * x + yy * y + yz * z;
+  out[oo + 2] = xz * x + yz * y + zz * z;
+}
+
+/** out = R diag(d) Rᵀ as a symmetric 3×3, for the rotation q[qo] and d = diag[do..do+2]. */
+export function rotatedDiagonalArr(out: Float64Array, oo: number, q: Float64Array, qo: number, diag: Float64Array, dio: number): void {
+  const x = q[qo]!, y = q[qo + 1]!, z = q[qo + 2]!, w = q[qo + 3]!;
+  const dx = diag[dio]!, dy = diag[dio + 1]!, dz = diag[dio + 2]!;
+  const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+  const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+  const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
+  out[oo] = r00 * r00 * dx + r01 * r01 * dy + r02 * r02 * dz;
+  out[oo + 1] = r00 * r10 * dx + r01 * r11 * dy + r02 * r12 * dz;
+  out[oo + 2] = r00 * r20 * dx + r01 * r21 * dy + r02 * r22 * dz;
+  out[oo + 3] = r10 * r10 * dx + r11 * r11 * dy + r12 * r12 * dz;
+  out[oo + 4] = r10 * r20 * dx + r11 * r21 * dy + r12 * r22 * dz;
+  out[oo + 5] = r20 * r20 * dx + r21 * r21 * dy + r22 * r22 * dz;
+}
+
+/** out = q v (rotate), v = vec[vo..vo+2]; safe in place. */
+export function quatRotateArr(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
+  const qx = q[qo]!, qy = q[qo + 1]!, qz = q[qo + 2]!, qw = q[qo + 3]!;
+  const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** out = q⁻¹ v, v = vec[vo..vo+2]; safe in place. */
+export function quatRotateInvArr(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
+  const qx = -q[qo]!, qy = -q[qo + 1]!, qz = -q[qo + 2]!, qw = q[qo + 3]!;
+  const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
+  const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
+  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
+  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }

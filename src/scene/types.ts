@@ -100,6 +100,8 @@ export interface Settings {
   interpolationThresholdDeg: number;
   /** Polar interpolation falls back to linear when a point is this close to the pivot. */
   interpolationEpsilon: number;
+  /** Inter-joint force solve: the paper's Gauss-Seidel passes, or a direct tree solve (linear time). */
+  interJoint: 'iterative' | 'exact';
   /** Include the centripetal term ω×(ω×r) in the acceleration of a point. */
   centripetal: boolean;
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */

@@ -13,15 +13,16 @@
  *    a repeat's figure is its mean time per step. We report the median over repeats, min/max
  *    and the interquartile range. The pass cap (`maxPasses`: the humanoid keeps its default
  *    5 × joints², the chains use 500/200/200) and the number of steps that hit it
- *    (readMetrics(...).solveStatus === 'stalled', worst repeat) are reported per case.
+ *    (readMetrics(...).solveStatus === 'stalled', worst repeat) are reported per case, and so
+ *    are steps the divergence guard caught ('diverged'), which are not a moving rig's times.
  *  - The exponent a of time per step ~ bones^a (least squares on log-log over the chains), and
  *    the same for time per pass.
  *  - The PhysIK paper's figure for its Python add-on beside ours, with the speed-up.
  *  - Memory: bytes of component storage per bone from the store layouts, and the bytes the
  *    stores and solver scratch actually hold for the 1000-bone chain.
- *  - Allocation (approximate): heap growth while stepping the humanoid, summing the positive
- *    step-to-step changes of V8's used heap (a drop means a GC ran), minus the same
- *    measurement around an empty loop. Reported only; never fails.
+ *  - Allocation (approximate): V8's used-heap growth per humanoid step over 2000 steps, leaving
+ *    out steps during which the heap shrank (a GC ran), minus the same measurement around an
+ *    empty call. Reported only; never fails.
  */
 import os from 'node:os';
 import v8 from 'node:v8';
@@ -219,28 +220,39 @@ function memoryReport(): Record<string, number> {
 
 // ---------- allocation ----------
 
-/** Sum of positive step-to-step changes of V8's used heap over n calls of fn. */
-function heapGrowth(n: number, fn: () => void): number {
-  let grown = 0, last = v8.getHeapStatistics().used_heap_size;
+/**
+ * Per-call growth of V8's used heap over n calls of fn. Calls during which the heap shrank
+ * (a GC ran) are left out; returns the mean and median of the rest.
+ */
+function heapGrowth(n: number, fn: () => void): { mean: number; median: number; calls: number } {
+  const grown: number[] = [];
+  let last = v8.getHeapStatistics().used_heap_size;
   for (let i = 0; i < n; i++) {
     fn();
     const now = v8.getHeapStatistics().used_heap_size;
-    if (now > last) grown += now - last;
+    if (now >= last) grown.push(now - last);
     last = now;
   }
-  return grown;
+  const mean = grown.reduce((a, b) => a + b, 0) / Math.max(1, grown.length);
+  return { mean, median: grown.length ? spread(grown).median : 0, calls: grown.length };
 }
 
-function allocationReport(c: Case, steps: number): { bytesPerStep: number; steps: number } {
+/** Approximate bytes allocated per humanoid step: heap growth per step minus that of an empty call. */
+function allocationReport(c: Case, steps: number): { bytesPerStepMean: number; bytesPerStepMedian: number; steps: number; stepsWithoutGc: number } {
   const noop = () => {};
   heapGrowth(steps, noop); // warm the measuring loop itself
+  // a full warm-up run: the chains ran last, and re-optimising for the humanoid allocates too
   const { world } = build(c);
-  const stepOnce = () => step(world, 1);
-  heapGrowth(50, stepOnce);
+  heapGrowth(steps, () => step(world, 1));
   const baseline = heapGrowth(steps, noop);
   const { world: w2 } = build(c);
-  const grown = heapGrowth(steps, () => step(w2, 1));
-  return { bytesPerStep: Math.max(0, grown - baseline) / steps, steps };
+  const g = heapGrowth(steps, () => step(w2, 1));
+  return {
+    bytesPerStepMean: Math.max(0, g.mean - baseline.mean),
+    bytesPerStepMedian: Math.max(0, g.median - baseline.median),
+    steps,
+    stepsWithoutGc: g.calls,
+  };
 }
 
 // ---------- output ----------
@@ -280,18 +292,20 @@ function main(): void {
     process.stdout.write(`${JSON.stringify({ machine, cases: results, exponent: { timePerStep: exponent, timePerPass: exponentPerPass }, paper: PAPER, speedUp, memory, allocation, seconds })}\n`);
     return;
   }
-  const rows = [['case', 'bones', 'joints', 'steps×reps', 'µs/step median', 'min', 'max', 'IQR', 'passes mean', 'max', 'cap', 'stalled', 'µs/pass']];
+  const rows = [['case', 'bones', 'joints', 'steps×reps', 'µs/step median', 'min', 'max', 'IQR', 'passes mean', 'max', 'cap', 'stalled', 'diverged', 'µs/pass']];
   for (const r of results) {
     rows.push([
       r.name, String(r.bones), String(r.joints), `${r.steps}×${r.repeats}`,
       f(r.usPerStep.median), f(r.usPerStep.min), f(r.usPerStep.max), `${f(r.usPerStep.q1)}–${f(r.usPerStep.q3)}`,
-      f(r.passesPerStep.mean), String(r.passesPerStep.max), String(r.maxPasses), `${r.stalledSteps}/${r.totalSteps}`, f(r.usPerPass, 2),
+      f(r.passesPerStep.mean), String(r.passesPerStep.max), String(r.maxPasses), `${r.stalledSteps}/${r.totalSteps}`, `${r.divergedSteps}/${r.totalSteps}`, f(r.usPerPass, 2),
     ]);
   }
   const out = [
     `machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}`,
     '',
     table(rows),
+    ...results.filter((r) => r.divergedSteps > 0).map((r) =>
+      `note: ${r.name} hit the divergence guard on ${r.divergedSteps}/${r.totalSteps} steps (the guard holds the rig still), so its times are not those of a moving rig`),
     '',
     `time per step ~ bones^${f(exponent, 2)}   (least squares on log-log over chains of ${chains.map((r) => r.bones).join(', ')})`,
     `time per pass ~ bones^${f(exponentPerPass, 2)}`,
@@ -302,7 +316,8 @@ function main(): void {
     `memory per bone: Bone ${memory.boneLayout} B + AngularLimit ${memory.angularLimitLayout} B + Joint ${memory.jointLayout} B = ${memory.perBoneLayouts} B of layout;`,
     `  every entity holds a slot in all five stores (${memory.perEntitySlotAllStores} B), so the 1000-bone chain's stores hold ${f(memory.chain1000StoreBytesPerBone, 0)} B per bone`,
     `  (bone + joint entities, capacity doubling) plus ${f(memory.chain1000ScratchBytesPerBone, 0)} B per bone of solver scratch and topology`,
-    `allocation (approximate, V8 used-heap growth): ~${f(allocation.bytesPerStep, 0)} B per humanoid step over ${allocation.steps} steps`,
+    `allocation (approximate, V8 used-heap growth per step, ${allocation.stepsWithoutGc} of ${allocation.steps} humanoid steps without a GC):`,
+    `  ~${f(allocation.bytesPerStepMean, 0)} B per step on average, median ${f(allocation.bytesPerStepMedian, 0)} B`,
     '',
     `bench took ${f(seconds, 1)} s`,
   ];
