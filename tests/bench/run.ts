@@ -5,9 +5,11 @@
  *  - Time per step (µs) and inter-joint passes per step (mean, max) for
  *      the humanoid of scenes/humanoid.json (its rig, control points, settings and script, so
  *      the right hand is moving toward its target while we measure), and
- *      straight pinned chains of 10, 100 and 1000 bones built here (unit total length along +X,
+ *      straight pinned chains of 10, 100 and 1000 bones built here (bones 0.1 long along +X,
  *      every third joint with tight limits so the torsion springs work, a control point on the
- *      last bone with its target far to the side so the chain swings).
+ *      last bone with its target far to the side so the chain swings; the spring's cap is an
+ *      absolute 0.05 so the tip bone is not whipped faster than dt can follow),
+ *    each with the paper's iterative joint solve and with the exact tree solve.
  *    Each repeat builds a new world and times `step(world, 1)` for a fixed number of steps from
  *    the start of the move (200 steps; the hand's and the chain tip's targets move at step 0);
  *    a repeat's figure is its mean time per step. We report the median over repeats, min/max
@@ -36,7 +38,7 @@ import {
 } from '../../components';
 
 const PAPER = { msPerStep: 98, passesPerStep: 20, label: 'PhysIK paper (Python add-on): ~98 ms per humanoid step, ~20 passes per step' };
-const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001 };
+const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001, cap: 0.05 };
 
 interface Case {
   name: string;
@@ -90,36 +92,38 @@ function logLogSlope(xs: number[], ys: number[]): number {
 
 // ---------- cases ----------
 
-function humanoidCase(): Case {
+type Solve = Settings['interJoint'];
+
+function humanoidCase(solve: Solve): Case {
   const scene = loadSceneFile(fileURLToPath(new URL('../../scenes/humanoid.json', import.meta.url)));
   return {
-    name: 'humanoid',
+    name: `humanoid ${solve}`,
     bones: scene.rig.bones.length,
-    input: { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script },
+    input: { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, interJoint: solve }, script: scene.script },
     steps: 200,
     repeats: 30,
     warmup: 5,
   };
 }
 
-/** A pinned chain of n bones along +X, total length 1; every third joint has tight limits. */
-function chainCase(n: number, maxPasses: number, steps: number, repeats: number): Case {
+/** A pinned chain of n bones 0.1 long along +X; every third joint has tight limits. */
+function chainCase(n: number, solve: Solve, maxPasses: number, steps: number, repeats: number): Case {
   const bones: BoneDescription[] = [];
   for (let i = 0; i < n; i++) {
-    const bone: BoneDescription = { name: `b${i}`, parent: i === 0 ? null : `b${i - 1}`, direction: [1, 0, 0], length: 1 / n };
+    const bone: BoneDescription = { name: `b${i}`, parent: i === 0 ? null : `b${i - 1}`, direction: [1, 0, 0], length: 0.1 };
     if (i === 0) bone.head = [0, 0, 0];
     if (i > 0 && i % 3 === 0) bone.limits = { x: [-5, 5], y: [0, 0], z: [-5, 5] };
     bones.push(bone);
   }
   return {
-    name: `chain ${n}`,
+    name: `chain ${n} ${solve}`,
     bones: n,
     input: {
       rig: { name: `chain${n}`, root: 'pinned', bones },
       controlPoints: [{ name: 'tip', bone: `b${n - 1}` }],
-      settings: { ...CHAIN_SETTINGS, maxPasses },
+      settings: { ...CHAIN_SETTINGS, maxPasses, interJoint: solve },
     },
-    move: { point: 'tip', target: [0.2, 0.8, 0.2] },
+    move: { point: 'tip', target: [0.02 * n, 0.08 * n, 0.02 * n] },
     steps,
     repeats,
     warmup: Math.max(1, Math.round(repeats / 5)),
@@ -197,7 +201,7 @@ function memoryReport(): Record<string, number> {
   const bone = bytesPerEntity(BoneLayout), limit = bytesPerEntity(AngularLimitLayout), joint = bytesPerEntity(JointLayout);
   const allStores = bone + limit + joint + bytesPerEntity(ControlPointLayout) + bytesPerEntity(RigLayout);
   // what a 1000-bone chain actually holds: every typed array of every store, plus solver scratch
-  const { world, rig } = build(chainCase(1000, 1, 1, 1));
+  const { world, rig } = build(chainCase(1000, 'exact', 1, 1, 1));
   const p = world.physik;
   let held = 0;
   for (const store of [p.Bone, p.Joint, p.AngularLimit, p.ControlPoint, p.Rig]) {
@@ -205,7 +209,7 @@ function memoryReport(): Record<string, number> {
   }
   const record = p.rigs.find((r) => r.eid === rig)!;
   let scratch = 0;
-  for (const arr of Object.values(record.scratch)) scratch += arr.byteLength;
+  for (const arr of [...Object.values(record.scratch), ...Object.values(record.exact)]) scratch += arr.byteLength;
   scratch += record.bones.byteLength + record.joints.byteLength + record.jointSlots.byteLength + record.jointSlotStart.byteLength;
   return {
     boneLayout: bone,
@@ -270,16 +274,23 @@ function main(): void {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` };
   const started = performance.now();
 
-  const humanoid = humanoidCase();
-  const cases = [humanoid, chainCase(10, 0, 200, 30), chainCase(100, 200, 200, 10), chainCase(1000, 200, 200, 3)];
+  const humanoid = humanoidCase('iterative');
+  const cases = [
+    humanoid, humanoidCase('exact'),
+    chainCase(10, 'iterative', 0, 200, 30), chainCase(100, 'iterative', 200, 200, 10), chainCase(1000, 'iterative', 200, 200, 3),
+    chainCase(10, 'exact', 0, 200, 30), chainCase(100, 'exact', 0, 200, 10), chainCase(1000, 'exact', 0, 200, 5),
+  ];
   const results: CaseResult[] = [];
   for (const c of cases) {
     log(`measuring ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
     results.push(measure(c));
   }
-  const chains = results.filter((r) => r.name.startsWith('chain'));
+  const chains = results.filter((r) => r.name.startsWith('chain') && r.name.endsWith('iterative'));
+  const exactChains = results.filter((r) => r.name.startsWith('chain') && r.name.endsWith('exact'));
   const exponent = logLogSlope(chains.map((r) => r.bones), chains.map((r) => r.usPerStep.median));
   const exponentPerPass = logLogSlope(chains.map((r) => r.bones), chains.map((r) => r.usPerPass));
+  const exponentExact = logLogSlope(exactChains.map((r) => r.bones), exactChains.map((r) => r.usPerStep.median));
+  const hExact = results[1]!;
   const h = results[0]!;
   const speedUp = (PAPER.msPerStep * 1000) / h.usPerStep.median;
   log('memory ...');
@@ -289,7 +300,7 @@ function main(): void {
   const seconds = (performance.now() - started) / 1000;
 
   if (json) {
-    process.stdout.write(`${JSON.stringify({ machine, cases: results, exponent: { timePerStep: exponent, timePerPass: exponentPerPass }, paper: PAPER, speedUp, memory, allocation, seconds })}\n`);
+    process.stdout.write(`${JSON.stringify({ machine, cases: results, exponent: { timePerStep: exponent, timePerPass: exponentPerPass }, exponentIterative: exponent, exponentExact, paper: PAPER, speedUp, memory, allocation, seconds })}\n`);
     return;
   }
   const rows = [['case', 'bones', 'joints', 'steps×reps', 'µs/step median', 'min', 'max', 'IQR', 'passes mean', 'max', 'cap', 'stalled', 'diverged', 'µs/pass']];
@@ -307,11 +318,12 @@ function main(): void {
     ...results.filter((r) => r.divergedSteps > 0).map((r) =>
       `note: ${r.name} hit the divergence guard on ${r.divergedSteps}/${r.totalSteps} steps (the guard holds the rig still), so its times are not those of a moving rig`),
     '',
-    `time per step ~ bones^${f(exponent, 2)}   (least squares on log-log over chains of ${chains.map((r) => r.bones).join(', ')})`,
-    `time per pass ~ bones^${f(exponentPerPass, 2)}`,
+    `iterative: time per step ~ bones^${f(exponent, 2)}, time per pass ~ bones^${f(exponentPerPass, 2)}   (least squares on log-log over chains of ${chains.map((r) => r.bones).join(', ')}; capped chains stall, see 'stalled')`,
+    `exact:     time per step ~ bones^${f(exponentExact, 2)}`,
     '',
     PAPER.label,
     `physik-ecs: ${f(h.usPerStep.median)} µs per humanoid step, ${f(h.passesPerStep.mean)} passes per step (max ${h.passesPerStep.max})  →  ${f(speedUp, 0)}× faster`,
+    `            ${f(hExact.usPerStep.median)} µs per humanoid step with the exact solve  →  ${f((PAPER.msPerStep * 1000) / hExact.usPerStep.median, 0)}× faster`,
     '',
     `memory per bone: Bone ${memory.boneLayout} B + AngularLimit ${memory.angularLimitLayout} B + Joint ${memory.jointLayout} B = ${memory.perBoneLayouts} B of layout;`,
     `  every entity holds a slot in all five stores (${memory.perEntitySlotAllStores} B), so the 1000-bone chain's stores hold ${f(memory.chain1000StoreBytesPerBone, 0)} B per bone`,
