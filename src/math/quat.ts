@@ -49,17 +49,6 @@ export function quatRotate(out: Arr, oo: number, q: Arr, o: number, vx: number, 
   out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 
-/** Rotate by the inverse of q. */
-export function quatRotateInv(out: Arr, oo: number, q: Arr, o: number, vx: number, vy: number, vz: number): void {
-  const qx = -q[o]!, qy = -q[o + 1]!, qz = -q[o + 2]!, qw = q[o + 3]!;
-  const tx = 2 * (qy * vz - qz * vy);
-  const ty = 2 * (qz * vx - qx * vz);
-  const tz = 2 * (qx * vy - qy * vx);
-  out[oo] = vx + qw * tx + (qy * tz - qz * ty);
-  out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
-  out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
-}
-
 /** q[o] ← exp(½ φ) ⊗ q[o]: rotate by the world rotation vector φ = (px, py, pz). */
 export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz: number): void {
   const angle = len3(px, py, pz);
@@ -121,14 +110,6 @@ export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: numbe
   }
 }
 
-/** Symmetric 3×3 (xx, xy, xz, yy, yz, zz) times vector, result to out[oo]. */
-export function symMulVec(out: Arr, oo: number, m: Arr, mo: number, x: number, y: number, z: number): void {
-  const xx = m[mo]!, xy = m[mo + 1]!, xz = m[mo + 2]!, yy = m[mo + 3]!, yz = m[mo + 4]!, zz = m[mo + 5]!;
-  out[oo] = xx * x + xy * y + xz * z;
-  out[oo + 1] = xy * x + yy * y + yz * z;
-  out[oo + 2] = xz * x + yz * y + zz * z;
-}
-
 /** Inverse of a symmetric 3×3 (xx, xy, xz, yy, yz, zz); returns false when singular. */
 export function symInvert(out: Arr, oo: number, m: Arr, mo: number): boolean {
   const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!;
@@ -147,26 +128,8 @@ export function symInvert(out: Arr, oo: number, m: Arr, mo: number): boolean {
   return true;
 }
 
-/**
- * World-frame symmetric matrix R diag(dx, dy, dz) Rᵀ for the rotation q[o]; written as
- * (xx, xy, xz, yy, yz, zz) to out[oo].
- */
-export function rotatedDiagonal(out: Arr, oo: number, q: Arr, o: number, dx: number, dy: number, dz: number): void {
-  const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
-  // rotation matrix columns
-  const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
-  const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
-  const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
-  out[oo] = r00 * r00 * dx + r01 * r01 * dy + r02 * r02 * dz;
-  out[oo + 1] = r00 * r10 * dx + r01 * r11 * dy + r02 * r12 * dz;
-  out[oo + 2] = r00 * r20 * dx + r01 * r21 * dy + r02 * r22 * dz;
-  out[oo + 3] = r10 * r10 * dx + r11 * r11 * dy + r12 * r12 * dz;
-  out[oo + 4] = r10 * r20 * dx + r11 * r21 * dy + r12 * r22 * dz;
-  out[oo + 5] = r20 * r20 * dx + r21 * r21 * dy + r22 * r22 * dz;
-}
-
-// Rotation of a vector by (x, y, z, w) and by its inverse, one component at a time so the
-// hot loop allocates nothing.
+// Rotation of a vector by (x, y, z, w), one component at a time (small enough that V8
+// inlines them, so returning a number does not allocate).
 export function rotX(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
   return (1 - 2 * (y * y + z * z)) * vx + 2 * (x * y - z * w) * vy + 2 * (x * z + y * w) * vz;
 }
@@ -175,15 +138,6 @@ export function rotY(x: number, y: number, z: number, w: number, vx: number, vy:
 }
 export function rotZ(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
   return 2 * (x * z - y * w) * vx + 2 * (y * z + x * w) * vy + (1 - 2 * (x * x + y * y)) * vz;
-}
-export function rotInvX(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
-  return rotX(-x, -y, -z, w, vx, vy, vz);
-}
-export function rotInvY(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
-  return rotY(-x, -y, -z, w, vx, vy, vz);
-}
-export function rotInvZ(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number): number {
-  return rotZ(-x, -y, -z, w, vx, vy, vz);
 }
 
 // Array-in, array-out forms for hot loops: calling a function V8 does not inline with
