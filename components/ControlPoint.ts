@@ -23,6 +23,8 @@ export const ControlPointLayout = {
   /** Cap c of the capped spring (distance); 0 = rig default. */
   cap: [Float64Array, 1],
   active: [Uint8Array, 1],
+  /** 1 for a pole (kinematic solvers' bend direction), which PhysIK does not pull toward. */
+  pole: [Uint8Array, 1],
   /** Attachment point in world space and the spring force, this step. */
   attachment: [Float64Array, 3],
   springForce: [Float64Array, 3],

@@ -18,11 +18,12 @@ export function controlSprings(world: PhysikWorld): void {
   const { attachment, effective, springForce } = ControlPoint;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
+    if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     for (let ci = 0; ci < rig.controlPoints.length; ci++) {
       const cp = rig.controlPoints[ci]!;
       const c3 = cp * 3;
       attachmentPoint(world, cp, attachment, c3);
-      if (!ControlPoint.active[cp]) {
+      if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) {
         springForce[c3] = 0; springForce[c3 + 1] = 0; springForce[c3 + 2] = 0;
         continue;
       }

@@ -23,6 +23,7 @@ export function damping(world: PhysikWorld): void {
   const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
+    if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const c = s.damping, dt = s.dt;
     const pointMass = s.dampingMode === 'implicit' ? c * dt : 0;

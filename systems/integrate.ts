@@ -21,6 +21,7 @@ export function integrate(world: PhysikWorld): void {
   const { rot, angVel, acc, angAcc, vel, centre } = Bone;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
+    if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const dt = s.dt;
     let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;

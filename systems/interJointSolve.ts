@@ -211,6 +211,7 @@ export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
+    if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const nJoints = rig.joints.length;
     freeAccelerations(Bone, rig);

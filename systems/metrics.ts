@@ -72,7 +72,7 @@ export function metrics(world: PhysikWorld): void {
       const c3 = cp * 3;
       attachmentPoint(world, cp, att, c3);
       if (ControlPoint.interpStep[cp]! < ControlPoint.interpSteps[cp]!) interpolating = true;
-      if (!ControlPoint.active[cp]) continue;
+      if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
       const e = len3(tgt[c3]! - att[c3]!, tgt[c3 + 1]! - att[c3 + 1]!, tgt[c3 + 2]! - att[c3 + 2]!);
       if (e > maxErr) maxErr = e;
       sumErr += e; n++;

@@ -52,6 +52,7 @@ export function torsionSprings(world: PhysikWorld): void {
   const { torque, angVel, effInertiaWorld, parent: parentOf } = Bone;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
+    if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const tol = s.limitTolerance;
     const capped = s.limitSpring === 'capped';

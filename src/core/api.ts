@@ -104,6 +104,7 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
   const targetErrors: Record<string, number> = {};
   record.controlPoints.forEach((cp, i) => {
     const c3 = cp * 3;
+    if (ControlPoint.pole[cp]) return; // a pole is a direction hint, not a target
     targetErrors[record.controlPointNames[i]!] = Math.hypot(
       ControlPoint.target[c3]! - ControlPoint.attachment[c3]!,
       ControlPoint.target[c3 + 1]! - ControlPoint.attachment[c3 + 1]!,

@@ -1,6 +1,7 @@
 /**
  * The PhysIK step, written once: the ordered systems every fixed step runs, like a
- * scheduler's system set. Each system visits every rig of the world in creation order.
+ * scheduler's system set. Each system visits every rig of the world in creation order; the
+ * physics systems skip rigs whose `solver` is a kinematic one, which `kinematicSolve` poses.
  */
 import type { PhysikWorld } from './world';
 import { scriptedTargets } from '../../systems/scriptedTargets';
@@ -10,6 +11,7 @@ import { controlSprings } from '../../systems/controlSprings';
 import { torsionSprings } from '../../systems/torsionSprings';
 import { interJointSolve } from '../../systems/interJointSolve';
 import { integrate } from '../../systems/integrate';
+import { kinematicSolve } from '../../systems/kinematicSolve';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { metrics } from '../../systems/metrics';
 
@@ -23,6 +25,7 @@ export const physikPipeline: readonly System[] = Object.freeze([
   torsionSprings,      // per-axis torques enforce angular limits
   interJointSolve,     // joint forces so bones accelerate together at joints (eqs. 3-11)
   integrate,           // angular velocity and rotation (and a floating root's centre)
+  kinematicSolve,      // rigs posed by a kinematic solver instead (FABRIK, CCD, ...)
   forwardKinematics,   // heads, tails, centres and velocities from rotations
   metrics,             // errors, energy, limits, rest detection
 ]);

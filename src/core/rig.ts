@@ -185,6 +185,7 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     ControlPoint.spring[eid] = (cp.spring ?? settings.spring) === 'capped' ? SPRING_CAPPED : SPRING_LINEAR;
     ControlPoint.cap[eid] = cp.cap ?? 0;
     ControlPoint.active[eid] = cp.active === false ? 0 : 1;
+    ControlPoint.pole[eid] = cp.role === 'pole' ? 1 : 0;
     attachmentPoint(world, eid, ControlPoint.attachment, eid * 3);
     const t = cp.target ?? [ControlPoint.attachment[eid * 3]!, ControlPoint.attachment[eid * 3 + 1]!, ControlPoint.attachment[eid * 3 + 2]!];
     ControlPoint.target.set(t, eid * 3);

@@ -4,6 +4,7 @@
  * centimetres (implicit damping, inertia-scaled torsion springs, semi-implicit Euler).
  */
 import type { Settings } from '../scene/types';
+import { kinematicSolvers } from '../../systems/ik/registry';
 
 export const defaultSettings: Readonly<Settings> = Object.freeze({
   dt: 0.05,
@@ -32,6 +33,14 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   centripetal: false,
   restSpeed: 1e-3,
   solver: 'physik',
+  ikIterations: 10,
+  ikTolerance: 1e-4,
+  ikMode: 'path-dependent',
+  dlsLambda: 0.05,
+  dlsAdaptive: true,
+  restPull: 0,
+  gravity: 0,
+  bendDirection: 'positive',
 } satisfies Settings);
 
 /**
@@ -66,6 +75,11 @@ export const settingRanges: Record<string, { min?: number; max?: number; integer
   interpolationThresholdDeg: { min: 0, max: 180 },
   interpolationEpsilon: { min: 0 },
   restSpeed: { min: 0, exclusiveMin: true },
+  ikIterations: { min: 1, max: 100000, integer: true },
+  ikTolerance: { min: 0, exclusiveMin: true, max: 1 },
+  dlsLambda: { min: 0 },
+  restPull: { min: 0 },
+  gravity: { min: -1000, max: 1000 },
 };
 
 export const settingEnums: Record<string, readonly string[]> = {
@@ -75,6 +89,8 @@ export const settingEnums: Record<string, readonly string[]> = {
   spring: ['linear', 'capped'],
   limitSpring: ['linear', 'capped'],
   interpolation: ['none', 'linear', 'polar-head', 'polar-com'],
-  solver: ['physik'],
+  solver: ['physik', ...Object.keys(kinematicSolvers)],
   interJoint: ['iterative', 'exact'],
+  ikMode: ['path-dependent', 'path-independent'],
+  bendDirection: ['positive', 'negative'],
 };

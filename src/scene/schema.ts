@@ -71,6 +71,7 @@ const controlPointSchema = strict({
   spring: z.enum(['linear', 'capped']).optional(),
   cap: num.gt(0).optional(),
   active: z.boolean().optional(),
+  role: z.enum(['goal', 'pole']).optional(),
 });
 
 /** One setting's schema, derived from its default's type and the shared range/enum tables. */

@@ -61,6 +61,11 @@ export interface ControlPointDescription {
   spring?: SpringKind;
   cap?: number;
   active?: boolean;
+  /**
+   * 'goal' (default): a target to reach. 'pole': where the bend of the chain ending at this
+   * bone should point (kinematic solvers); PhysIK ignores poles.
+   */
+  role?: 'goal' | 'pole';
 }
 
 export interface Settings {
@@ -107,6 +112,23 @@ export interface Settings {
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
   restSpeed: number;
   solver: string;
+  /** Kinematic solvers: iteration cap per step, and tolerance as a fraction of the rig's height. */
+  ikIterations: number;
+  ikTolerance: number;
+  /**
+   * 'path-dependent': iterate from the last pose, `ikIterations` at most per step.
+   * 'path-independent': restart from the rest pose every step and iterate to tolerance.
+   */
+  ikMode: 'path-dependent' | 'path-independent';
+  /** Damped least squares: damping lambda (times the rig's height), adapted to the error when dlsAdaptive. */
+  dlsLambda: number;
+  dlsAdaptive: boolean;
+  /** Jacobian solvers: weight of the pull toward the rest pose (0 = off). */
+  restPull: number;
+  /** Mass-spring solver: gravity along −Y (units per s²; 0 = none). */
+  gravity: number;
+  /** Two-bone solver: which way the middle joint bends when no pole is given. */
+  bendDirection: 'positive' | 'negative';
 }
 
 export interface ScriptEvent {
