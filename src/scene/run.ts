@@ -38,7 +38,53 @@ export interface RunSummary {
   /** Distance the root's head moved from its rest position. */
   rootTravel: number;
   height: number;
+  /** The same as passesPerStep, named for kinematic solvers: iterations per step. */
+  iterations: { mean: number; max: number };
+  /** The same as msPerStep: time per solve. */
+  msPerSolve: number;
+  /** Smoothness: the largest change (deg) of the angle between a bone and its parent from rest. */
+  maxBendDeg: number;
+  /** Smoothness: Σ over parent/child joint pairs of (change of bend − parent joint's change)², rad². */
+  bendVariation: number;
+  /** Mean distance of bone centres from the rest pose, as a fraction of the rig's height. */
+  restDeviation: number;
   pose: Record<string, { head: number[]; tail: number[]; local: number[] }>;
+}
+
+type Pose = Record<string, BonePose>;
+
+function axis(b: BonePose): number[] {
+  const d = [b.tail[0] - b.head[0], b.tail[1] - b.head[1], b.tail[2] - b.head[2]];
+  const n = Math.hypot(d[0]!, d[1]!, d[2]!) || 1;
+  return d.map((x) => x / n);
+}
+
+function angle(a: number[], b: number[]): number {
+  const cx = a[1]! * b[2]! - a[2]! * b[1]!, cy = a[2]! * b[0]! - a[0]! * b[2]!, cz = a[0]! * b[1]! - a[1]! * b[0]!;
+  return Math.atan2(Math.hypot(cx, cy, cz), a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!);
+}
+
+/** Smoothness and distance from rest of a pose, given each bone's parent name. */
+export function poseShape(pose: Pose, rest: Pose, parents: Record<string, string | null>, height: number) {
+  const bendChange: Record<string, number> = {};
+  let maxBend = 0, variation = 0, deviation = 0, n = 0;
+  for (const [name, b] of Object.entries(pose)) {
+    const r = rest[name]!;
+    const mid = (p: BonePose) => [0, 1, 2].map((i) => (p.head[i]! + p.tail[i]!) / 2);
+    const m = mid(b), mr = mid(r);
+    deviation += Math.hypot(m[0]! - mr[0]!, m[1]! - mr[1]!, m[2]! - mr[2]!);
+    n++;
+    const parent = parents[name];
+    if (!parent) continue;
+    const change = angle(axis(pose[parent]!), axis(b)) - angle(axis(rest[parent]!), axis(r));
+    bendChange[name] = change;
+    maxBend = Math.max(maxBend, Math.abs(change));
+  }
+  for (const [name, change] of Object.entries(bendChange)) {
+    const parent = parents[name]!;
+    if (bendChange[parent] !== undefined) variation += (change - bendChange[parent]!) ** 2;
+  }
+  return { maxBendDeg: (maxBend * 180) / Math.PI, bendVariation: variation, restDeviation: deviation / n / height };
 }
 
 function allFinite(pose: Record<string, BonePose>): boolean {
@@ -59,6 +105,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   secondary.forEach((b, i) => last.set(Bone.centre.subarray(b * 3, b * 3 + 3), i * 3));
   const root = world.physik.Rig.root[handle.rig]!;
   const rootStart = Array.from(Bone.head.subarray(root * 3, root * 3 + 3));
+  const restPose = readPose(world, handle.rig);
 
   let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0;
   for (let s = 0; s < steps; s++) {
@@ -79,6 +126,8 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const pose = readPose(world, handle.rig);
   // the divergence guard keeps the world finite; divergedSteps says how often it had to
   const finite = allFinite(pose) && Number.isFinite(m.kineticEnergy);
+  const parents = Object.fromEntries(scene.rig.bones.map((b) => [b.name, b.parent]));
+  const shape = poseShape(pose, restPose, parents, m.height);
   return {
     scene: scene.name,
     solver: settings.solver,
@@ -102,6 +151,9 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     secondaryMotion,
     rootTravel: Math.hypot(Bone.head[root * 3]! - rootStart[0]!, Bone.head[root * 3 + 1]! - rootStart[1]!, Bone.head[root * 3 + 2]! - rootStart[2]!),
     height: m.height,
+    iterations: m.passesPerStep,
+    msPerSolve: steps > 0 ? elapsed / steps : 0,
+    ...shape,
     pose: Object.fromEntries(Object.entries(pose).map(([k, v]) => [k, { head: v.head, tail: v.tail, local: v.local }])),
   };
 }
