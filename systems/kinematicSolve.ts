@@ -7,6 +7,7 @@
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { kinematicSolvers } from './ik/registry';
+import { STATUS_DIVERGED } from '../components';
 
 const before = { rot: new Float64Array(0), centre: new Float64Array(3) };
 const dq = new Float64Array(4);
@@ -35,6 +36,7 @@ export function kinematicSolve(world: PhysikWorld): void {
     Rig.passesTotal[rig.eid] += result.iterations;
     if (result.iterations > Rig.passesMax[rig.eid]!) Rig.passesMax[rig.eid] = result.iterations;
     Rig.stepsSolved[rig.eid] += 1;
+    if (result.status === STATUS_DIVERGED) Rig.diverged[rig.eid] += 1;
     const dt = rig.settings.dt;
     for (let i = 0; i < n; i++) {
       const b = rig.bones[i]!;

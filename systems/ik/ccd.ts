@@ -1,0 +1,543 @@
+/**
+ * CCD (cyclic coordinate descent) kinematic solver, and the rig-level scratch the Jacobian
+ * solvers (jacobian.ts) share with it.
+ *
+ * What: per iteration every bone on a goal's chain (goals: active, non-pole control points)
+ * is visited children before parents, i.e. in reverse depth-first order, so each chain is
+ * swept from its effector up to the root as in the guide. A bone (with its subtree) is turned
+ * about its pivot (its head; a floating root's centre, which stays put) so the effectors below
+ * it swing toward their goals:
+ *  - a joint without limits takes the whole shortest-arc rotation from (effector − pivot) to
+ *    (goal − pivot);
+ *  - a joint with any limited axis is turned about each axis of its joint frame that is not
+ *    locked (x, y, z in turn; locked: min = max), by the angle between the projections of the
+ *    two vectors on the plane normal to that axis (the guide's per-axis GetTheta), and
+ *    `clampToLimits` runs after each axis, inside the loop, so the next axis and the next joint
+ *    work from a legal pose. Fully locked joints are skipped.
+ *  - the guide's colinear bump: when effector, pivot and goal are colinear with the goal
+ *    nearer than the effector (turning this joint cannot help and a straight chain would never
+ *    bend), the joint is turned by BUMP about a deterministic axis normal to the line; colinear
+ *    with the goal behind the pivot, the arc is a half turn about such an axis. A goal at or
+ *    beyond the effector on the line is left alone (the straight chain is the best it gets).
+ * Several goals: sorted in depth-first order of their bones (the guide's advice), so the goals
+ * below a bone are one contiguous range. A joint with several goals below it turns by the mean
+ * of the per-goal turns (the guide's "run the solver for each target individually and average
+ * the output angles"; rotation vectors are averaged, per axis for limited joints), summed in
+ * that depth-first order. The guide's other option, marking joints so later goals cannot turn
+ * joints an earlier goal used, was measured worse on scenes/humanoid.json (a foot left 2.9 cm
+ * off its pin after the hand target turned the floating torso, against 0.3 mm with averaging).
+ *
+ * Subtrees: world rotations of descendants are rebuilt from local rotations (parent⁻¹ · world,
+ * kept in scratch per bone). Within an iteration a bone's parent and pivot have not moved when
+ * the bone is visited, so only the bone's own world rotation is updated (and its local from
+ * it); the effectors of its goals are turned with it. After the iteration world rotations are
+ * rebuilt root first (world = parent · local) and forward kinematics refreshes heads and tails.
+ * Untouched joints keep their local rotation exactly, so limits of descendants stay kept.
+ *
+ * Safeguard: a solve keeps its best pose (least Σ|e|²). Iterations may make things worse for
+ * a while (a clamp, goals pulling apart), but after PATIENCE of them in a row without a new
+ * best, or at the cap, the best pose is put back; colinear bumps and half turns are taken
+ * regardless. Without it, CCD against tight limits was measured wandering between poses from
+ * step to step (error 0.717..0.741 on a target they put out of reach); with it the rig settles.
+ *
+ * Modes: 'path-dependent' iterates at most `ikIterations` times from the current pose;
+ * 'path-independent' resets every bone to its rest world rotation (root centre or pin stays)
+ * and iterates to `ikTolerance` × rig height or the cap. Status: converged within tolerance,
+ * stalled at the cap or when an iteration changes nothing (unreachable or blocked), diverged
+ * if anything became non-finite (the pose at the start of the solve is restored; rotations are
+ * checked before they are written).
+ *
+ * Limits of the method: per-axis limits hold after every joint update, but CCD with tight
+ * limits converges slowly and, like any local method, can stop short of a reachable goal.
+ * With one iteration per step the safeguard can hold a limited chain that needs a worse
+ * iteration to get going (a straight limited chain with its goal straight ahead stays 0.95
+ * away at ikIterations 1; at 10 it is reached). Goals that need the same joint in different
+ * ways settle on the averaged compromise and converge more slowly than one goal (dls serves
+ * them jointly). The iteration count reported is CCD sweeps. No allocation per step: scratch
+ * is made once per rig (WeakMap by rig record).
+ *
+ * Reference: SpehleonLP, "Inverse Kinematics Guide" (Cyclic Coordinate Descent Solver;
+ * Advice: DFS order, colinear bump), shared/reference/001_b2883e4615f574de.txt.
+ */
+import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
+import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
+import { clampToLimits, refreshPose } from './common';
+import type { SolveResult } from './registry';
+
+/** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
+export const BUMP = 0.05;
+/** Relative size of |a × b| / (|a||b|) under which three points count as colinear. */
+const COLINEAR = 1e-9;
+/** CCD iterations in a row that may fail to beat the best pose of the solve before it stops. */
+const PATIENCE = 4;
+
+// ---------------------------------------------------------------------------------------
+// Rig scratch shared by the kinematic solvers in this folder (ccd, jacobian)
+// ---------------------------------------------------------------------------------------
+
+export interface IkRig {
+  n: number;
+  /** Depth-first index of the parent, -1 for the root. */
+  parentIndex: Int32Array;
+  /** Subtree of bone i is [i, subtreeEnd[i]) in depth-first order. */
+  subtreeEnd: Int32Array;
+  /** Depth-first bone index of each control point (rig.controlPoints order). */
+  cpBone: Int32Array;
+  /** This step's goals, in depth-first order of their bones: control point entity, bone index. */
+  goalCp: Int32Array;
+  goalBone: Int32Array;
+  goalCount: number;
+  /** Local rotation per bone (parent⁻¹ · world; the root's is its world rotation). */
+  local: Float64Array;
+  /** Pose at the start of the solve (restored if anything goes non-finite). */
+  startRot: Float64Array;
+  startCentre: Float64Array;
+  /** Goal attachment points this iteration (3 per goal). */
+  effector: Float64Array;
+  /** Σ |target − attachment|² over the goals, from the last goalErrors. */
+  sumSq: number;
+  /** Pose before the current iteration (undone when an iteration makes things worse). */
+  keepRot: Float64Array;
+  keepLocal: Float64Array;
+  /** 1 on bones that are on a goal's chain (the goal's bone or an ancestor). */
+  mark: Uint8Array;
+}
+
+const rigScratch = new WeakMap<RigRecord, IkRig>();
+
+/** The scratch of a rig, built on first use (topology is fixed once a rig is added). */
+export function ikRig(world: PhysikWorld, rig: RigRecord): IkRig {
+  let T = rigScratch.get(rig);
+  if (T && T.n === rig.bones.length && T.cpBone.length === rig.controlPoints.length) return T;
+  const { Bone, ControlPoint } = world.physik;
+  const n = rig.bones.length;
+  const index = new Map<number, number>();
+  for (let i = 0; i < n; i++) index.set(rig.bones[i]!, i);
+  const parentIndex = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = Bone.parent[rig.bones[i]!]!;
+    parentIndex[i] = p < 0 ? -1 : index.get(p)!;
+  }
+  const subtreeEnd = new Int32Array(n);
+  for (let i = 0; i < n; i++) subtreeEnd[i] = i + 1;
+  for (let i = n - 1; i > 0; i--) {
+    const p = parentIndex[i]!;
+    if (subtreeEnd[i]! > subtreeEnd[p]!) subtreeEnd[p] = subtreeEnd[i]!;
+  }
+  const nc = rig.controlPoints.length;
+  const cpBone = new Int32Array(nc);
+  for (let c = 0; c < nc; c++) cpBone[c] = index.get(ControlPoint.bone[rig.controlPoints[c]!]!) ?? 0;
+  T = {
+    n, parentIndex, subtreeEnd, cpBone,
+    goalCp: new Int32Array(nc), goalBone: new Int32Array(nc), goalCount: 0,
+    local: new Float64Array(n * 4), startRot: new Float64Array(n * 4), startCentre: new Float64Array(3),
+    effector: new Float64Array(Math.max(1, nc) * 3),
+    mark: new Uint8Array(n),
+    sumSq: 0, keepRot: new Float64Array(n * 4), keepLocal: new Float64Array(n * 4),
+  };
+  rigScratch.set(rig, T);
+  return T;
+}
+
+/** Active, non-pole control points sorted (stably) by the depth-first index of their bone. */
+export function collectGoals(world: PhysikWorld, rig: RigRecord, T: IkRig): number {
+  const { ControlPoint } = world.physik;
+  let g = 0;
+  for (let c = 0; c < rig.controlPoints.length; c++) {
+    const cp = rig.controlPoints[c]!;
+    if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
+    const bone = T.cpBone[c]!;
+    let k = g++;
+    while (k > 0 && T.goalBone[k - 1]! > bone) {
+      T.goalBone[k] = T.goalBone[k - 1]!; T.goalCp[k] = T.goalCp[k - 1]!; k--;
+    }
+    T.goalBone[k] = bone; T.goalCp[k] = cp;
+  }
+  T.goalCount = g;
+  return g;
+}
+
+/** T.mark ← 1 on every bone that is a goal's bone or an ancestor of one. */
+export function markChains(T: IkRig): void {
+  T.mark.fill(0);
+  for (let g = 0; g < T.goalCount; g++) {
+    for (let i = T.goalBone[g]!; i >= 0 && !T.mark[i]; i = T.parentIndex[i]!) T.mark[i] = 1;
+  }
+}
+
+/** True when every goal's effective target is finite. */
+export function goalsFinite(world: PhysikWorld, T: IkRig): boolean {
+  const eff = world.physik.ControlPoint.effective;
+  for (let g = 0; g < T.goalCount; g++) {
+    const c3 = T.goalCp[g]! * 3;
+    if (!Number.isFinite(eff[c3]!) || !Number.isFinite(eff[c3 + 1]!) || !Number.isFinite(eff[c3 + 2]!)) return false;
+  }
+  return true;
+}
+
+/**
+ * World position of control point cp's attachment, to out[o..o+2] (as `attachmentPoint` of
+ * src/core/rig, repeated here so systems/ does not import the core: see the import cycle note).
+ */
+export function goalPoint(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
+  const { Bone, ControlPoint } = world.physik;
+  const b = ControlPoint.bone[cp]!, q = b * 4, c3 = cp * 3;
+  const x = Bone.rot[q]!, y = Bone.rot[q + 1]!, z = Bone.rot[q + 2]!, w = Bone.rot[q + 3]!;
+  const vx = ControlPoint.offset[c3]!, vy = ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, vz = ControlPoint.offset[c3 + 2]!;
+  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+  out[o] = Bone.head[b * 3]! + vx + w * tx + (y * tz - z * ty);
+  out[o + 1] = Bone.head[b * 3 + 1]! + vy + w * ty + (z * tx - x * tz);
+  out[o + 2] = Bone.head[b * 3 + 2]! + vz + w * tz + (x * ty - y * tx);
+}
+
+/** Attachment points of all goals into T.effector; returns the largest distance to a target (NaN if non-finite). */
+export function goalErrors(world: PhysikWorld, T: IkRig): number {
+  const eff = world.physik.ControlPoint.effective;
+  let worst = 0, sum = 0;
+  for (let g = 0; g < T.goalCount; g++) {
+    const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
+    goalPoint(world, cp, T.effector, g3);
+    const dx = eff[c3]! - T.effector[g3]!, dy = eff[c3 + 1]! - T.effector[g3 + 1]!, dz = eff[c3 + 2]! - T.effector[g3 + 2]!;
+    const d2 = dx * dx + dy * dy + dz * dz, d = Math.sqrt(d2);
+    sum += d2;
+    if (!(d <= worst)) worst = d; // NaN propagates
+  }
+  T.sumSq = sum;
+  return worst;
+}
+
+/** Keep the pose at the start of the solve. */
+export function saveStart(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
+  const { Bone } = world.physik;
+  for (let i = 0; i < T.n; i++) {
+    const q = rig.bones[i]! * 4;
+    for (let k = 0; k < 4; k++) T.startRot[i * 4 + k] = Bone.rot[q + k]!;
+  }
+  const r3 = rig.bones[0]! * 3;
+  T.startCentre[0] = Bone.centre[r3]!; T.startCentre[1] = Bone.centre[r3 + 1]!; T.startCentre[2] = Bone.centre[r3 + 2]!;
+}
+
+/** Put back the pose of the start of the solve (after something went non-finite). */
+export function restoreStart(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
+  const { Bone } = world.physik;
+  for (let i = 0; i < T.n; i++) {
+    const q = rig.bones[i]! * 4;
+    for (let k = 0; k < 4; k++) Bone.rot[q + k] = T.startRot[i * 4 + k]!;
+  }
+  const r3 = rig.bones[0]! * 3;
+  Bone.centre[r3] = T.startCentre[0]!; Bone.centre[r3 + 1] = T.startCentre[1]!; Bone.centre[r3 + 2] = T.startCentre[2]!;
+  refreshPose(world, rig);
+}
+
+/** Keep the pose (world and local rotations) before an iteration. */
+export function keepPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
+  const rot = world.physik.Bone.rot;
+  for (let i = 0; i < T.n; i++) {
+    const q = rig.bones[i]! * 4;
+    for (let c = 0; c < 4; c++) { T.keepRot[i * 4 + c] = rot[q + c]!; T.keepLocal[i * 4 + c] = T.local[i * 4 + c]!; }
+  }
+}
+
+/** Undo an iteration: the kept pose back, heads and tails refreshed. */
+export function undoPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
+  const rot = world.physik.Bone.rot;
+  for (let i = 0; i < T.n; i++) {
+    const q = rig.bones[i]! * 4;
+    for (let c = 0; c < 4; c++) { rot[q + c] = T.keepRot[i * 4 + c]!; T.local[i * 4 + c] = T.keepLocal[i * 4 + c]!; }
+  }
+  refreshPose(world, rig);
+}
+
+/** Path-independent mode: every bone back to its rest world rotation; the root's centre (or pin) stays. */
+export function resetToRest(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone } = world.physik;
+  for (let i = 0; i < rig.bones.length; i++) {
+    const q = rig.bones[i]! * 4;
+    for (let k = 0; k < 4; k++) Bone.rot[q + k] = Bone.restWorld[q + k]!;
+  }
+  refreshPose(world, rig);
+}
+
+/** Local rotations of all bones from the world rotations. */
+export function computeLocals(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
+  const { Bone } = world.physik;
+  for (let i = 0; i < T.n; i++) localFromWorld(Bone.rot, rig, T, i);
+}
+
+/** local[i] ← parent⁻¹ · world of bone i (the root: its world rotation). */
+export function localFromWorld(rot: Float64Array, rig: RigRecord, T: IkRig, i: number): void {
+  const b = rig.bones[i]!, p = T.parentIndex[i]!;
+  if (p < 0) {
+    for (let k = 0; k < 4; k++) T.local[i * 4 + k] = rot[b * 4 + k]!;
+  } else {
+    quatMulConjA(T.local, i * 4, rot, rig.bones[p]! * 4, rot, b * 4);
+  }
+}
+
+/**
+ * World rotations of bones [from, to) in depth-first order from their locals (world = parent ·
+ * local). With `clamp`, each bone is clamped to its limits right after its parent is final, and
+ * its local updated to the clamped rotation.
+ */
+export function rebuildFromLocals(world: PhysikWorld, rig: RigRecord, T: IkRig, from: number, to: number, clamp: boolean): void {
+  const { Bone } = world.physik;
+  for (let i = from; i < to; i++) {
+    const b = rig.bones[i]!, p = T.parentIndex[i]!;
+    if (p < 0) {
+      for (let k = 0; k < 4; k++) Bone.rot[b * 4 + k] = T.local[i * 4 + k]!;
+    } else {
+      quatMul(Bone.rot, b * 4, Bone.rot, rig.bones[p]! * 4, T.local, i * 4);
+    }
+    quatNormalize(Bone.rot, b * 4);
+    if (clamp && p >= 0 && clampToLimits(world, b)) localFromWorld(Bone.rot, rig, T, i);
+  }
+}
+
+/** Pivot of bone b's rotation: its head, or a floating root's centre (the root's state). */
+export function pivotOf(world: PhysikWorld, b: number, isRoot: boolean, pinned: boolean, out: Float64Array, o: number): void {
+  const { Bone } = world.physik;
+  const src = isRoot && !pinned ? Bone.centre : Bone.head;
+  out[o] = src[b * 3]!; out[o + 1] = src[b * 3 + 1]!; out[o + 2] = src[b * 3 + 2]!;
+}
+
+/** Axis a (0 x, 1 y, 2 z) is locked when limited to a single value. */
+export function axisLocked(world: PhysikWorld, b: number, a: number): boolean {
+  const L = world.physik.AngularLimit;
+  return L.enabled[b * 3 + a] === 1 && L.max[b * 3 + a]! - L.min[b * 3 + a]! <= 1e-12;
+}
+
+export function hasLimits(world: PhysikWorld, b: number): boolean {
+  const e = world.physik.AngularLimit.enabled;
+  return e[b * 3] === 1 || e[b * 3 + 1] === 1 || e[b * 3 + 2] === 1;
+}
+
+/**
+ * Joint frame of bone b in world (parent · restLocal; the root's frame: world axes, out = identity),
+ * as a quaternion to out[o..o+3].
+ */
+export function jointFrame(world: PhysikWorld, b: number, out: Float64Array, o: number): void {
+  const { Bone } = world.physik;
+  const p = Bone.parent[b]!;
+  if (p < 0) { out[o] = 0; out[o + 1] = 0; out[o + 2] = 0; out[o + 3] = 1; return; }
+  quatMul(out, o, Bone.rot, p * 4, Bone.restLocal, b * 4);
+}
+
+/** Column a of the rotation matrix of quaternion q[o] (the frame's axis a in world), to out[oo]. */
+export function frameAxis(q: Float64Array, o: number, a: number, out: Float64Array, oo: number): void {
+  const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
+  if (a === 0) { out[oo] = 1 - 2 * (y * y + z * z); out[oo + 1] = 2 * (x * y + z * w); out[oo + 2] = 2 * (x * z - y * w); }
+  else if (a === 1) { out[oo] = 2 * (x * y - z * w); out[oo + 1] = 1 - 2 * (x * x + z * z); out[oo + 2] = 2 * (y * z + x * w); }
+  else { out[oo] = 2 * (x * z + y * w); out[oo + 1] = 2 * (y * z - x * w); out[oo + 2] = 1 - 2 * (x * x + y * y); }
+}
+
+/** rot[o] ← R(axis u, angle) · rot[o], u unit; returns false (and writes nothing) if non-finite. */
+export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
+  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
+  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
+  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
+  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
+  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
+  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
+  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
+  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  if (!Number.isFinite(m) || m === 0) return false;
+  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// CCD
+// ---------------------------------------------------------------------------------------
+
+const pv = new Float64Array(3); // pivot of the current joint
+const frame = new Float64Array(4);
+const ax = new Float64Array(3);
+const qc = new Float64Array(4); // conjugate of the bone's rotation before its last turn
+const dq = new Float64Array(4);
+/** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
+let special = false;
+
+/**
+ * A unit axis normal to (vx, vy, vz), deterministic: bone b's own x axis with its component
+ * along v removed (its z axis if x is nearly along v), into ax.
+ */
+function normalAxis(rot: Float64Array, b: number, vx: number, vy: number, vz: number): void {
+  const vn = Math.sqrt(vx * vx + vy * vy + vz * vz);
+  const dx = vx / vn, dy = vy / vn, dz = vz / vn;
+  for (let a = 0; a <= 2; a += 2) {
+    frameAxis(rot, b * 4, a, ax, 0);
+    const d = ax[0]! * dx + ax[1]! * dy + ax[2]! * dz;
+    const x = ax[0]! - d * dx, y = ax[1]! - d * dy, z = ax[2]! - d * dz;
+    const m = Math.sqrt(x * x + y * y + z * z);
+    if (m > 0.1 || a === 2) { ax[0] = x / m; ax[1] = y / m; ax[2] = z / m; return; }
+  }
+}
+
+function keepRotation(rot: Float64Array, b: number): void {
+  qc[0] = -rot[b * 4]!; qc[1] = -rot[b * 4 + 1]!; qc[2] = -rot[b * 4 + 2]!; qc[3] = rot[b * 4 + 3]!;
+}
+
+/** Turn the tracked effectors of goals [g0, g1) about pv by bone b's change since keepRotation. */
+function moveEffectors(rot: Float64Array, b: number, T: IkRig, g0: number, g1: number): void {
+  quatMul(dq, 0, rot, b * 4, qc, 0);
+  const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
+  for (let g = g0; g < g1; g++) {
+    const o = g * 3;
+    const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
+    const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+    T.effector[o] = pv[0]! + vx + w * tx + (y * tz - z * ty);
+    T.effector[o + 1] = pv[1]! + vy + w * ty + (z * tx - x * tz);
+    T.effector[o + 2] = pv[2]! + vz + w * tz + (x * ty - y * tx);
+  }
+  keepRotation(rot, b);
+}
+
+/**
+ * One CCD joint: turn bone b about pv so the tracked effectors of goals [g0, g1) (those in its
+ * subtree) swing toward their targets; with several goals the per-goal turns are averaged.
+ * Returns false on a non-finite value (nothing written then).
+ */
+function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: number, tiny: number): boolean {
+  const rot = world.physik.Bone.rot;
+  const eff = world.physik.ControlPoint.effective;
+  keepRotation(rot, b);
+  if (!hasLimits(world, b)) {
+    // whole shortest-arc turn per goal, as a rotation vector; the mean is applied
+    let sx = 0, sy = 0, sz = 0, cnt = 0;
+    for (let g = g0; g < g1; g++) {
+      const o = g * 3, c3 = T.goalCp[g]! * 3;
+      const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
+      const wx = eff[c3]! - pv[0]!, wy = eff[c3 + 1]! - pv[1]!, wz = eff[c3 + 2]! - pv[2]!;
+      const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
+      if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
+      cnt++;
+      const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
+      const sn = Math.sqrt(cx * cx + cy * cy + cz * cz), dt = vx * wx + vy * wy + vz * wz;
+      if (sn <= COLINEAR * vn * wn) {
+        // colinear: behind the pivot a half turn about a normal; nearer on the line the bump;
+        // at or beyond the effector this joint cannot help
+        const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
+        if (angle === 0) continue;
+        special = true;
+        normalAxis(rot, b, vx, vy, vz);
+        sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
+      } else {
+        const f = Math.atan2(sn, dt) / sn;
+        sx += cx * f; sy += cy * f; sz += cz * f;
+      }
+    }
+    if (cnt === 0) return true;
+    sx /= cnt; sy /= cnt; sz /= cnt;
+    const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
+    if (!Number.isFinite(angle)) return false;
+    if (angle === 0) return true;
+    if (!rotateWorld(rot, b * 4, sx / angle, sy / angle, sz / angle, angle)) return false;
+    moveEffectors(rot, b, T, g0, g1);
+    return true;
+  }
+  // limited joint: each free axis of the joint frame in turn (the guide's per-axis GetTheta on
+  // the plane normal to the axis), clamped to the limits right after each axis
+  jointFrame(world, b, frame, 0);
+  for (let a = 0; a < 3; a++) {
+    if (axisLocked(world, b, a)) continue;
+    frameAxis(frame, 0, a, ax, 0);
+    const ux = ax[0]!, uy = ax[1]!, uz = ax[2]!;
+    let sum = 0, cnt = 0;
+    for (let g = g0; g < g1; g++) {
+      const o = g * 3, c3 = T.goalCp[g]! * 3;
+      const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
+      const wx = eff[c3]! - pv[0]!, wy = eff[c3 + 1]! - pv[1]!, wz = eff[c3 + 2]! - pv[2]!;
+      const dv = vx * ux + vy * uy + vz * uz, dw = wx * ux + wy * uy + wz * uz;
+      const px = vx - dv * ux, py = vy - dv * uy, pz = vz - dv * uz;
+      const qx = wx - dw * ux, qy = wy - dw * uy, qz = wz - dw * uz;
+      const pn = px * px + py * py + pz * pz, qn = qx * qx + qy * qy + qz * qz;
+      if (!(pn > tiny * tiny) || !(qn > tiny * tiny)) continue; // the guide's default: leave the angle
+      cnt++;
+      const sine = ux * (py * qz - pz * qy) + uy * (pz * qx - px * qz) + uz * (px * qy - py * qx);
+      const cosine = px * qx + py * qy + pz * qz;
+      // colinear in this plane with the goal nearer: the bump; behind: atan2 gives the half turn
+      if (Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && (cosine < 0 || qn < pn)) special = true;
+      sum += Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && cosine > 0 && qn < pn ? BUMP : Math.atan2(sine, cosine);
+    }
+    if (cnt === 0) continue;
+    const theta = sum / cnt;
+    if (!Number.isFinite(theta)) return false;
+    if (theta === 0) continue;
+    if (!rotateWorld(rot, b * 4, ux, uy, uz, theta)) return false;
+    clampToLimits(world, b);
+    moveEffectors(rot, b, T, g0, g1);
+  }
+  return true;
+}
+
+/**
+ * One CCD iteration: every bone on a goal's chain, children before parents (reverse
+ * depth-first order, so each chain is swept from its effector up to the root), turned by
+ * ccdJoint for the goals of its subtree; then world rotations are rebuilt from the locals.
+ */
+function ccdIteration(world: PhysikWorld, rig: RigRecord, T: IkRig, tiny: number, pinned: boolean): boolean {
+  const rot = world.physik.Bone.rot;
+  goalErrors(world, T); // effectors at the start of the iteration
+  for (let i = T.n - 1; i >= 0; i--) {
+    if (!T.mark[i]) continue;
+    const b = rig.bones[i]!;
+    if (i > 0 && axisLocked(world, b, 0) && axisLocked(world, b, 1) && axisLocked(world, b, 2)) continue;
+    // goals are sorted by bone index and a subtree is an index range: its goals are [g0, g1)
+    let g0 = 0;
+    while (g0 < T.goalCount && T.goalBone[g0]! < i) g0++;
+    let g1 = g0;
+    while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
+    pivotOf(world, b, i === 0, pinned, pv, 0);
+    if (!ccdJoint(world, b, T, g0, g1, tiny)) return false;
+    localFromWorld(rot, rig, T, i);
+  }
+  rebuildFromLocals(world, rig, T, 0, T.n, false);
+  refreshPose(world, rig);
+  return true;
+}
+
+export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
+  const { Rig } = world.physik;
+  const s = rig.settings;
+  const T = ikRig(world, rig);
+  const h = Rig.height[rig.eid]! > 0 ? Rig.height[rig.eid]! : 1;
+  const tol = s.ikTolerance * h;
+  const tiny = 1e-12 * h;
+  const pinned = Rig.pinned[rig.eid] === 1;
+  if (collectGoals(world, rig, T) === 0) return { iterations: 0, status: STATUS_CONVERGED };
+  if (!goalsFinite(world, T)) return { iterations: 0, status: STATUS_DIVERGED };
+  saveStart(world, rig, T);
+  if (s.ikMode === 'path-independent') resetToRest(world, rig);
+  else refreshPose(world, rig);
+  computeLocals(world, rig, T);
+  markChains(T);
+  let err = goalErrors(world, T);
+  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return { iterations: 0, status: STATUS_DIVERGED }; }
+  let it = 0;
+  let status = STATUS_STALLED;
+  if (err <= tol) status = STATUS_CONVERGED;
+  // The best pose of this solve is kept; iterations may make things worse for a while (a
+  // clamp, goals pulling apart), but if PATIENCE of them in a row do not beat the best, or the
+  // cap is reached, the best pose is put back. So a solve never ends worse than it started and
+  // a blocked rig settles instead of wandering from step to step. A colinear bump or half turn
+  // leaves a saddle and may cost error at first: it becomes the new best unconditionally.
+  let best = T.sumSq, worse = 0;
+  keepPose(world, rig, T);
+  while (status !== STATUS_CONVERGED && it < s.ikIterations) {
+    it++;
+    special = false;
+    if (!ccdIteration(world, rig, T, tiny, pinned)) { restoreStart(world, rig, T); return { iterations: it, status: STATUS_DIVERGED }; }
+    const next = goalErrors(world, T);
+    if (!Number.isFinite(next)) { restoreStart(world, rig, T); return { iterations: it, status: STATUS_DIVERGED }; }
+    if (next <= tol) { status = STATUS_CONVERGED; break; }
+    const still = Math.abs(err - next) <= 1e-13 * h; // nothing changes: unreachable or blocked
+    err = next;
+    if (special || T.sumSq < best) { best = T.sumSq; worse = 0; keepPose(world, rig, T); }
+    else if (++worse >= PATIENCE) break;
+    if (still) break;
+  }
+  if (status !== STATUS_CONVERGED && T.sumSq > best) undoPose(world, rig, T);
+  refreshPose(world, rig);
+  return { iterations: it, status };
+}
