@@ -9,6 +9,9 @@ import { parseScene } from '../scene/load';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../scene/types';
 import type { PhysikWorld, RigRecord } from './world';
 import { computeBoneDerived } from './derived';
+import { attachmentPoint } from './attachment';
+
+export { attachmentPoint };
 
 const DEG = Math.PI / 180;
 
@@ -315,16 +318,6 @@ export function centreOfMass(world: PhysikWorld, bones: Int32Array, rig: number)
   Rig.centreOfMass[rig * 3] = cx / mass; Rig.centreOfMass[rig * 3 + 1] = cy / mass; Rig.centreOfMass[rig * 3 + 2] = cz / mass;
 }
 
-/** World position of a control point's attachment (head + at·(tail − head) + R·offset). */
-export function attachmentPoint(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
-  const { Bone, ControlPoint } = world.physik;
-  const b = ControlPoint.bone[cp]!;
-  const c3 = cp * 3, b3 = b * 3;
-  quatRotate(out, o, Bone.rot, b * 4, ControlPoint.offset[c3]!, ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, ControlPoint.offset[c3 + 2]!);
-  out[o] += Bone.head[b3]!;
-  out[o + 1] += Bone.head[b3 + 1]!;
-  out[o + 2] += Bone.head[b3 + 2]!;
-}
 
 /** Remove a rig and all its entities. */
 export function removeRig(world: PhysikWorld, rig: number): void {

@@ -64,6 +64,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../compone
 import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
 import { clampToLimits, refreshPose } from './common';
 import type { SolveResult } from './registry';
+import { attachmentPoint } from '../../src/core/attachment';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
 export const BUMP = 0.05;
@@ -176,20 +177,6 @@ export function goalsFinite(world: PhysikWorld, T: IkRig): boolean {
   return true;
 }
 
-/**
- * World position of control point cp's attachment, to out[o..o+2] (as `attachmentPoint` of
- * src/core/rig, repeated here so systems/ does not import the core: see the import cycle note).
- */
-export function goalPoint(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
-  const { Bone, ControlPoint } = world.physik;
-  const b = ControlPoint.bone[cp]!, q = b * 4, c3 = cp * 3;
-  const x = Bone.rot[q]!, y = Bone.rot[q + 1]!, z = Bone.rot[q + 2]!, w = Bone.rot[q + 3]!;
-  const vx = ControlPoint.offset[c3]!, vy = ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, vz = ControlPoint.offset[c3 + 2]!;
-  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-  out[o] = Bone.head[b * 3]! + vx + w * tx + (y * tz - z * ty);
-  out[o + 1] = Bone.head[b * 3 + 1]! + vy + w * ty + (z * tx - x * tz);
-  out[o + 2] = Bone.head[b * 3 + 2]! + vz + w * tz + (x * ty - y * tx);
-}
 
 /** Attachment points of all goals into T.effector; returns the largest distance to a target (NaN if non-finite). */
 export function goalErrors(world: PhysikWorld, T: IkRig): number {
@@ -197,7 +184,7 @@ export function goalErrors(world: PhysikWorld, T: IkRig): number {
   let worst = 0, sum = 0;
   for (let g = 0; g < T.goalCount; g++) {
     const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
-    goalPoint(world, cp, T.effector, g3);
+    attachmentPoint(world, cp, T.effector, g3);
     const dx = eff[c3]! - T.effector[g3]!, dy = eff[c3 + 1]! - T.effector[g3 + 1]!, dz = eff[c3 + 2]! - T.effector[g3 + 2]!;
     const d2 = dx * dx + dy * dy + dz * dz, d = Math.sqrt(d2);
     sum += d2;

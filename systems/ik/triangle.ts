@@ -45,8 +45,9 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { quatRotate, quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
+import { attachmentPoint } from '../../src/core/attachment';
 import {
-  AIM, attachmentOf, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, quatArc, refreshEffectorLink, restorePose, type GoalLinks,
+  AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, quatArc, refreshEffectorLink, restorePose, type GoalLinks,
 } from './twoBone';
 
 const EPS = 1e-12;
@@ -274,7 +275,7 @@ export function triangleSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     const c3 = cp * 3;
     v[3] = ControlPoint.effective[c3]!; v[4] = ControlPoint.effective[c3 + 1]!; v[5] = ControlPoint.effective[c3 + 2]!;
     if (!Number.isFinite(v[3]! + v[4]! + v[5]!)) { failed = true; continue; }
-    attachmentOf(world, cp, v, 6);
+    attachmentPoint(world, cp, v, 6);
     let ux = v[3]! - v[0]!, uy = v[4]! - v[1]!, uz = v[5]! - v[2]!;
     const A = Math.sqrt(ux * ux + uy * uy + uz * uz);
     let cx = v[6]! - v[0]!, cy = v[7]! - v[1]!, cz = v[8]! - v[2]!;

@@ -51,6 +51,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../compone
 import { quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
 import { clampToLimits, refreshPose } from './common';
 import type { SolveResult } from './registry';
+import { attachmentPoint } from '../../src/core/attachment';
 
 // ───────────────────────────── shared chain helpers ─────────────────────────────
 
@@ -167,16 +168,6 @@ export function effectorLocal(world: PhysikWorld, cp: number, out: Float64Array,
   out[o + 2] = ControlPoint.offset[c3 + 2]!;
 }
 
-/** World position of a control point's attachment (as core/rig's attachmentPoint; not imported: circular). */
-export function attachmentOf(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
-  const { Bone, ControlPoint } = world.physik;
-  const b = ControlPoint.bone[cp]!, b3 = b * 3;
-  effectorLocal(world, cp, out, o);
-  quatRotateArr(out, o, Bone.rot, b * 4, out, o);
-  out[o] += Bone.head[b3]!;
-  out[o + 1] += Bone.head[b3 + 1]!;
-  out[o + 2] += Bone.head[b3 + 2]!;
-}
 
 /** Largest distance from an active goal's attachment to its effective target. */
 export function maxGoalError(world: PhysikWorld, rig: RigRecord): number {
@@ -185,7 +176,7 @@ export function maxGoalError(world: PhysikWorld, rig: RigRecord): number {
   for (let i = 0; i < rig.controlPoints.length; i++) {
     const cp = rig.controlPoints[i]!;
     if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
-    attachmentOf(world, cp, hv, 0);
+    attachmentPoint(world, cp, hv, 0);
     const c3 = cp * 3;
     const ex = hv[0]! - ControlPoint.effective[c3]!, ey = hv[1]! - ControlPoint.effective[c3 + 1]!, ez = hv[2]! - ControlPoint.effective[c3 + 2]!;
     const e = Math.sqrt(ex * ex + ey * ey + ez * ez);
