@@ -42,6 +42,34 @@ describe('physik run --json', () => {
   });
 });
 
+describe('physik run --solver and compare', () => {
+  it('runs a scene under a kinematic solver with the same JSON fields plus iterations and time per solve', () => {
+    const j = JSON.parse(capture(['run', join(scenes, 'arm.json'), '--solver', 'ccd', '--json']).out);
+    expect(j.solver).toBe('ccd');
+    expect(j.finite).toBe(true);
+    for (const key of ['pose', 'maxTargetError', 'maxLimitViolationDeg', 'iterations', 'msPerSolve', 'status']) expect(j, key).toHaveProperty(key);
+    expect(j.maxTargetError).toBeLessThan(0.01);
+  });
+
+  it('refuses an unknown solver, listing the known ones', () => {
+    const r = capture(['run', join(scenes, 'arm.json'), '--solver', 'magic']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/fabrik/);
+  });
+
+  it('compare gives one row per solver, with a reason where a solver cannot serve the rig', () => {
+    const j = JSON.parse(capture(['compare', join(scenes, 'elbow.json'), '--steps', '50', '--json']).out);
+    const names = j.solvers.map((r: { solver: string }) => r.solver);
+    for (const s of ['physik', 'fabrik', 'ccd', 'dls', 'twoBone']) expect(names).toContain(s);
+    for (const row of j.solvers) {
+      if (row.error) expect(row.error).toMatch(/elbow/);
+      else expect(row.finite).toBe(true);
+    }
+    const text = capture(['compare', join(scenes, 'elbow.json'), '--steps', '20']).out;
+    expect(text).toMatch(/target error/);
+  });
+});
+
 describe('physik validate', () => {
   it('accepts every shipped scene', () => {
     for (const s of ['elbow', 'humanoid', 'running-pose', 'cannon', 'arm-raise', 'sit']) {
