@@ -309,17 +309,26 @@ function zeroBlockedColumns(world: PhysikWorld, rig: RigRecord, S: JacScratch, m
   return any;
 }
 
+const turn = new Float64Array(3);
+
+/** Bone i's rotation vector this update: Σ over its degrees of freedom of axis × Δθ, to out. */
+function boneTurn(S: JacScratch, i: number, out: Float64Array): void {
+  let wx = 0, wy = 0, wz = 0;
+  for (let d = S.dofFirst[i]!, end = d + S.dofCount[i]!; d < end; d++) {
+    const t = S.dth[d]!;
+    wx += S.axis[d * 3]! * t; wy += S.axis[d * 3 + 1]! * t; wz += S.axis[d * 3 + 2]! * t;
+  }
+  out[0] = wx; out[1] = wy; out[2] = wz;
+}
+
 /** Apply Δθ: new locals from the turned world rotations, rebuild root first with clamping. */
 function applyStep(world: PhysikWorld, rig: RigRecord, T: IkRig, S: JacScratch): boolean {
   const { Bone } = world.physik;
   for (let i = 0; i < T.n; i++) {
     const cnt = S.dofCount[i]!;
     if (!T.mark[i] || cnt === 0) continue;
-    let wx = 0, wy = 0, wz = 0;
-    for (let d = S.dofFirst[i]!, end = d + cnt; d < end; d++) {
-      const t = S.dth[d]!;
-      wx += S.axis[d * 3]! * t; wy += S.axis[d * 3 + 1]! * t; wz += S.axis[d * 3 + 2]! * t;
-    }
+    boneTurn(S, i, turn);
+    const wx = turn[0]!, wy = turn[1]!, wz = turn[2]!;
     const angle = Math.sqrt(wx * wx + wy * wy + wz * wz);
     if (angle === 0) continue;
     const b = rig.bones[i]!;
@@ -457,12 +466,8 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
     for (let i = 0; i < T.n; i++) {
       const cnt = S.dofCount[i]!;
       if (!T.mark[i] || cnt === 0) continue;
-      let wx = 0, wy = 0, wz = 0;
-      for (let d = S.dofFirst[i]!, end = d + cnt; d < end; d++) {
-        const t = S.dth[d]!;
-        wx += S.axis[d * 3]! * t; wy += S.axis[d * 3 + 1]! * t; wz += S.axis[d * 3 + 2]! * t;
-      }
-      const a = Math.sqrt(wx * wx + wy * wy + wz * wz);
+      boneTurn(S, i, turn);
+      const a = Math.sqrt(turn[0]! * turn[0]! + turn[1]! * turn[1]! + turn[2]! * turn[2]!);
       if (!Number.isFinite(a)) finite = false;
       else if (a > worst) worst = a;
     }

@@ -189,3 +189,29 @@ export function allFinite(world: PhysikWorld, bones: Iterable<number>): boolean 
 }
 
 export type { Settings };
+
+/** A pinned trunk of two bones with two three-bone branches, goals at both branch tips. */
+export function treeWorld(solver: string, settings: Partial<Settings> = {}, limits?: BoneDescription['limits']) {
+  const bones: BoneDescription[] = [
+    { name: 't0', parent: null, direction: [0, 1, 0], length: 1, head: [0, 0, 0] },
+    { name: 't1', parent: 't0', direction: [0, 1, 0], length: 1 },
+  ];
+  for (const [side, sx] of [['l', 1], ['r', -1]] as const) {
+    for (let i = 0; i < 3; i++) bones.push({ name: `${side}${i}`, parent: i === 0 ? 't1' : `${side}${i - 1}`, direction: [sx, 1, 0], length: 1 });
+  }
+  if (limits) for (const b of bones) if (b.parent) b.limits = limits;
+  const world = createPhysikWorld();
+  const handle = addRig(world, {
+    rig: { name: 'tree', root: 'pinned', bones },
+    controlPoints: [{ name: 'L', bone: 'l2' }, { name: 'R', bone: 'r2' }],
+    settings: { solver, interpolation: 'none', ...settings },
+  });
+  return { world, rig: handle.rig, L: handle.controlPoints.L!, R: handle.controlPoints.R! };
+}
+
+export const TREE_TARGETS: [V3, V3][] = [
+  [[2.0, 3.5, 0.8], [-1.8, 3.2, -0.5]],
+  [[1.0, 1.5, 1.8], [-2.5, 2.0, 1.0]],
+  [[2.5, 1, 0], [-2.5, 1, 0]],
+];
+

@@ -8,7 +8,7 @@ import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } fro
 import { runScene } from '../../src/scene/run';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../src/scene/types';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, type V3, type Q } from './helpers';
+import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, type V3, type Q } from './helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };
@@ -158,31 +158,6 @@ describe('ccd: modes', () => {
     expect(later.maxTargetError).toBeLessThan(1e-4 * 5);
   });
 });
-
-/** A pinned trunk of two bones with two three-bone branches, goals at both branch tips. */
-function treeWorld(solver: string, settings: Partial<Settings> = {}, limits?: Limits) {
-  const bones: BoneDescription[] = [
-    { name: 't0', parent: null, direction: [0, 1, 0], length: 1, head: [0, 0, 0] },
-    { name: 't1', parent: 't0', direction: [0, 1, 0], length: 1 },
-  ];
-  for (const [side, sx] of [['l', 1], ['r', -1]] as const) {
-    for (let i = 0; i < 3; i++) bones.push({ name: `${side}${i}`, parent: i === 0 ? 't1' : `${side}${i - 1}`, direction: [sx, 1, 0], length: 1 });
-  }
-  if (limits) for (const b of bones) if (b.parent) b.limits = limits;
-  const world = createPhysikWorld();
-  const handle = addRig(world, {
-    rig: { name: 'tree', root: 'pinned', bones },
-    controlPoints: [{ name: 'L', bone: 'l2' }, { name: 'R', bone: 'r2' }],
-    settings: { solver, interpolation: 'none', ...settings },
-  });
-  return { world, rig: handle.rig, L: handle.controlPoints.L!, R: handle.controlPoints.R! };
-}
-
-const TREE_TARGETS: [V3, V3][] = [
-  [[2.0, 3.5, 0.8], [-1.8, 3.2, -0.5]],
-  [[1.0, 1.5, 1.8], [-2.5, 2.0, 1.0]],
-  [[2.5, 1, 0], [-2.5, 1, 0]],
-];
 
 describe('ccd: two goals on a tree', () => {
   for (const limits of [undefined, { x: [-45, 45], y: [-20, 20], z: [-45, 45] } as Limits]) {
