@@ -1,0 +1,187 @@
+/**
+ * The sandbox in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core,
+ * WebGL through SwiftShader): a Vite dev server started in-process on a free port, the page
+ * opened, and real mouse input. Checks: no console or page errors, a non-blank canvas, a drag
+ * of the right hand's target handle moves the target and then the hand, `?scene=elbow`
+ * loads the elbow, space pauses the simulation, a bad scene name shows an error message.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type ViteDevServer } from 'vite';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let server: ViteDevServer;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  server = await createServer({
+    root,
+    configFile: `${root}/vite.config.ts`,
+    logLevel: 'warn',
+    server: { port: 0, strictPort: false, host: '127.0.0.1', hmr: false, watch: null },
+  });
+  await server.listen();
+  const port = (server.httpServer!.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}/`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface Opened { page: Page; errors: string[] }
+
+/** Open the sandbox and wait until the simulation has rendered a few frames. */
+async function open(query = ''): Promise<Opened> {
+  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(base + query);
+  await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
+  return { page, errors };
+}
+
+type Vec = [number, number, number];
+const cpVec = (page: Page, name: string, field: 'target' | 'attachment') =>
+  page.evaluate(([n, f]) => {
+    const s = window.__physik!;
+    const cp = s.controlPoints[n]!;
+    const a = s.world.physik.ControlPoint[f as 'target' | 'attachment'];
+    return [a[cp * 3]!, a[cp * 3 + 1]!, a[cp * 3 + 2]!] as [number, number, number];
+  }, [name, field] as const);
+const dist = (a: Vec, b: Vec) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+describe('sandbox (headless Chromium)', () => {
+  it('renders the humanoid without errors and the canvas is not blank', async () => {
+    const { page, errors } = await open();
+    expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('humanoid');
+    const png = await page.screenshot({ type: 'png' });
+    // decode the screenshot in the page and count pixels that differ from the background
+    const stats = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d')!;
+      g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      const bg = [0x24, 0x28, 0x2f];
+      let other = 0, orange = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        const dr = d[i]! - bg[0]!, dg = d[i + 1]! - bg[1]!, db = d[i + 2]! - bg[2]!;
+        if (dr * dr + dg * dg + db * db > 300) other++;
+        if (d[i]! > 200 && d[i + 1]! > 90 && d[i + 1]! < 190 && d[i + 2]! < 90) orange++;
+      }
+      return { total: d.length / 4, other, orange };
+    }, png.toString('base64'));
+    expect(stats.other / stats.total).toBeGreaterThan(0.01); // grid, bones, joints, handles
+    expect(stats.orange).toBeGreaterThan(20); // the target handles
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a mouse drag of the right hand target moves the target, then the hand', async () => {
+    const { page, errors } = await open();
+    // let the scripted reach play out, so the drag is the only thing moving the hand
+    await page.waitForFunction(() => window.__physik!.stepsTaken > 120, undefined, { timeout: 60_000 });
+    const target0 = await cpVec(page, 'handR', 'target');
+    const hand0 = await cpVec(page, 'handR', 'attachment');
+    const at = await page.evaluate(() => window.__physik!.screenOf('handR'));
+    expect(at).not.toBeNull();
+    await page.mouse.move(at!.x, at!.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(at!.x - 12 * i, at!.y + 9 * i); // down and to the left on screen
+    const during = await page.evaluate(() => window.__physik!.dragger.dragging);
+    await page.mouse.up();
+    expect(during).toBe(await page.evaluate(() => window.__physik!.controlPoints.handR));
+    const target1 = await cpVec(page, 'handR', 'target');
+    expect(dist(target0, target1)).toBeGreaterThan(0.1);
+    // the target follows the mouse: its handle is now under the release point
+    const now = await page.evaluate(() => window.__physik!.screenOf('handR'));
+    expect(Math.hypot(now!.x - (at!.x - 120), now!.y - (at!.y + 90))).toBeLessThan(3);
+    const s0 = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForFunction((s) => window.__physik!.stepsTaken > s + 60, s0, { timeout: 60_000 });
+    const hand1 = await cpVec(page, 'handR', 'attachment');
+    expect(dist(hand0, hand1)).toBeGreaterThan(0.05);
+    expect(dist(hand1, target1)).toBeLessThan(dist(hand0, target1));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a drag on empty space orbits the camera and leaves the targets alone', async () => {
+    const { page, errors } = await open();
+    await page.keyboard.press(' '); // paused: only the drag could move anything
+    const target0 = await cpVec(page, 'handR', 'target');
+    const cam0 = await page.evaluate(() => window.__physik!.view.camera.position.toArray());
+    await page.mouse.move(80, 560);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(80 + 15 * i, 560 - 3 * i);
+    await page.mouse.up();
+    await page.waitForTimeout(100);
+    const cam1 = await page.evaluate(() => window.__physik!.view.camera.position.toArray());
+    expect(Math.hypot(cam1[0]! - cam0[0]!, cam1[1]! - cam0[1]!, cam1[2]! - cam0[2]!)).toBeGreaterThan(0.1);
+    expect(await cpVec(page, 'handR', 'target')).toEqual(target0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('?scene=elbow loads the elbow', async () => {
+    const { page, errors } = await open('?scene=elbow');
+    const info = await page.evaluate(() => ({
+      name: window.__physik!.sceneName,
+      bones: Object.keys(window.__physik!.bones),
+      cps: Object.keys(window.__physik!.controlPoints),
+    }));
+    expect(info).toEqual({ name: 'elbow', bones: ['upper', 'lower'], cps: ['elbow', 'hand'] });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('space pauses and resumes; "." steps once while paused', async () => {
+    const { page, errors } = await open();
+    await page.keyboard.press(' ');
+    expect(await page.evaluate(() => window.__physik!.paused)).toBe(true);
+    const s0 = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => window.__physik!.stepsTaken)).toBe(s0);
+    await page.keyboard.press('.');
+    expect(await page.evaluate(() => window.__physik!.stepsTaken)).toBe(s0 + 1);
+    await page.keyboard.press(' ');
+    await page.waitForFunction((s) => window.__physik!.stepsTaken > s + 3, s0, { timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('r resets the rig to its rest pose and initial targets', async () => {
+    const { page, errors } = await open();
+    await page.waitForFunction(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]! > 20, undefined, { timeout: 60_000 });
+    await page.keyboard.press(' ');
+    await page.keyboard.press('r');
+    const step = await page.evaluate(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]);
+    expect(step).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('an unknown scene shows a visible error, not a blank page', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}?scene=no-such-scene`);
+    const el = page.locator('#error');
+    await el.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await el.textContent()).toContain('no scene "no-such-scene"');
+    await page.close();
+  });
+});
