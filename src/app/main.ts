@@ -16,6 +16,7 @@ import { createPhysikWorld, addRig, step, resetRig, getSettings, readMetrics, ty
 import { parseScene } from '../scene/load';
 import { createView, type View } from '../render/view';
 import { createTargetDragger, type TargetDragger } from './drag';
+import { createHud, type Hud } from '../hud/overlay';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -43,6 +44,8 @@ export interface Sandbox {
   /** Client (CSS pixel) position of a control point's target handle. */
   screenOf(name: string): { x: number; y: number } | null;
   view: View;
+  /** The pixi.js overlay (plots and status), once it has started. */
+  readonly hud: Hud | null;
   dragger: TargetDragger;
 }
 
@@ -72,16 +75,31 @@ export function startSandbox(sceneName: string): Sandbox {
   const dragger = createTargetDragger(world, view, canvas);
   const status = document.getElementById('status');
 
-  let paused = false, stepsTaken = 0, frames = 0, acc = 0, last = -1;
+  let paused = false, stepsTaken = 0, frames = 0, acc = 0, last = -1, fps = 0;
+  // the overlay draws on its own canvas over the three.js one (one WebGL context each)
+  let hud: Hud | null = null;
+  createHud(canvas.parentElement ?? document.body, { dt: scene.settings.dt }).then((h) => {
+    hud = h;
+    hud.resize(window.innerWidth, window.innerHeight);
+  }, (e) => showError(`overlay failed to start: ${e instanceof Error ? e.message : String(e)}`));
+  window.addEventListener('resize', () => hud?.resize(window.innerWidth, window.innerHeight));
 
-  const stepOnce = () => { step(world, 1); stepsTaken++; };
+  const stepOnce = () => {
+    const t0 = performance.now();
+    step(world, 1);
+    const ms = performance.now() - t0;
+    stepsTaken++;
+    hud?.sample(world, rig, world.physik.Rig.step[rig]! * getSettings(world, rig).dt, ms);
+  };
 
   function tick(now: number): void {
     requestAnimationFrame(tick);
     frames++;
     const dt = getSettings(world, rig).dt;
     if (last < 0) last = now;
-    const elapsed = Math.min((now - last) / 1000, MAX_STEPS_PER_FRAME * dt);
+    const frameSeconds = (now - last) / 1000;
+    if (frameSeconds > 0) fps = fps === 0 ? 1 / frameSeconds : 0.9 * fps + 0.1 / frameSeconds;
+    const elapsed = Math.min(frameSeconds, MAX_STEPS_PER_FRAME * dt);
     last = now;
     if (!paused) {
       acc += elapsed;
@@ -91,6 +109,7 @@ export function startSandbox(sceneName: string): Sandbox {
     }
     dragger.sync();
     view.update();
+    hud?.draw(fps);
     if (status && frames % 6 === 0) {
       const m = readMetrics(world, rig);
       status.textContent = `${scene.name} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
@@ -115,6 +134,7 @@ export function startSandbox(sceneName: string): Sandbox {
       return view.project(t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!, out) ? out : null;
     },
     view, dragger,
+    get hud() { return hud; },
   };
 
   window.addEventListener('keydown', (e) => {

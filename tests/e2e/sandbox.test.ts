@@ -93,6 +93,21 @@ describe('sandbox (headless Chromium)', () => {
     await page.close();
   });
 
+  it('draws the pixi overlay on its own canvas over the view (plots and status)', async () => {
+    const { page, errors } = await open();
+    await page.waitForFunction(() => window.__physik!.hud !== null, null, { timeout: 10_000 });
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => document.querySelectorAll('canvas').length)).toBe(2);
+    const clip = { x: 0, y: 0, width: 260, height: 220 };
+    const shown = await page.screenshot({ clip });
+    await page.evaluate(() => window.__physik!.hud!.setVisible(false));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const hidden = await page.screenshot({ clip });
+    expect(shown.equals(hidden)).toBe(false); // the overlay put something on screen
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('a mouse drag of the right hand target moves the target, then the hand', async () => {
     const { page, errors } = await open();
     // let the scripted reach play out, so the drag is the only thing moving the hand
