@@ -66,6 +66,7 @@ import { CCDIKSolver, type IK } from 'three/examples/jsm/animation/CCDIKSolver.j
 import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, readMetrics } from '../../src/core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';
+import { spread, type Spread } from './stats';
 
 const L = 1;
 const TARGET: [number, number, number] = [0.4 * L, 0.5 * L, 0.3 * L];
@@ -80,17 +81,7 @@ const WARMUP_MS = 150;
 
 // ---------- statistics ----------
 
-interface Spread { median: number; min: number; max: number; q1: number; q3: number }
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q, lo = Math.floor(pos), hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
-function spread(values: number[]): Spread {
-  const s = [...values].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), min: s[0]!, max: s[s.length - 1]!, q1: quantile(s, 0.25), q3: quantile(s, 0.75) };
-}
 
 // ---------- contenders ----------
 

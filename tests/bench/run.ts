@@ -36,6 +36,7 @@ import type { BoneDescription, Settings } from '../../src/scene/types';
 import {
   bytesPerEntity, BoneLayout, JointLayout, AngularLimitLayout, ControlPointLayout, RigLayout,
 } from '../../components';
+import { spread, type Spread } from './stats';
 
 const PAPER = { msPerStep: 98, passesPerStep: 20, label: 'PhysIK paper (Python add-on): ~98 ms per humanoid step, ~20 passes per step' };
 const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001, cap: 0.05 };
@@ -51,7 +52,6 @@ interface Case {
   warmup: number;
 }
 
-interface Spread { median: number; min: number; max: number; q1: number; q3: number }
 
 interface CaseResult {
   name: string;
@@ -71,15 +71,6 @@ interface CaseResult {
 
 // ---------- statistics ----------
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q, lo = Math.floor(pos), hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
-function spread(values: number[]): Spread {
-  const s = [...values].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), min: s[0]!, max: s[s.length - 1]!, q1: quantile(s, 0.25), q3: quantile(s, 0.75) };
-}
 
 /** Least-squares slope of log y against log x. */
 function logLogSlope(xs: number[], ys: number[]): number {

@@ -215,3 +215,23 @@ export const TREE_TARGETS: [V3, V3][] = [
   [[2.5, 1, 0], [-2.5, 1, 0]],
 ];
 
+
+/** Tip of the unit chain along +Y posed by joint rotation vectors drawn inside the limits. */
+export function reachableTarget(seed: number, n: number, limits: BoneDescription['limits'] | undefined): V3 {
+  const r = rng(seed);
+  let q: Q = [0, 0, 0, 1];
+  let p: V3 = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    const phi: V3 = [0, 0, 0];
+    (['x', 'y', 'z'] as const).forEach((a, k) => {
+      const l = i > 0 && limits ? limits[a] : undefined;
+      const [lo, hi] = Array.isArray(l) ? [l[0] * DEG, l[1] * DEG] : [-0.6, 0.6];
+      phi[k] = lo + (hi - lo) * (0.1 + 0.8 * r());
+    });
+    const angle = Math.hypot(...phi);
+    q = qMul(q, angle > 0 ? qAxisAngle(phi, angle) : [0, 0, 0, 1]);
+    const d = qRotate(q, [0, 1, 0]);
+    p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
+  }
+  return p;
+}

@@ -8,7 +8,7 @@ import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } fro
 import { runScene } from '../../src/scene/run';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../src/scene/types';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, type V3, type Q } from './helpers';
+import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, reachableTarget, type V3, type Q } from './helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };
@@ -24,28 +24,6 @@ function chainWorld(solver: string, settings: Partial<Settings> = {}, limits?: L
   return { world, rig: handle.rig, tip: handle.controlPoints.tip! };
 }
 
-/**
- * The tip of a straight unit-length chain along +Y posed by joint rotation vectors φ_i drawn
- * inside the limits (per component, as the limits are measured): a target known to be reachable.
- */
-function reachableTarget(seed: number, n: number, limits: Limits | undefined): V3 {
-  const r = rng(seed);
-  let q: Q = [0, 0, 0, 1];
-  let p: V3 = [0, 0, 0];
-  for (let i = 0; i < n; i++) {
-    const phi: V3 = [0, 0, 0];
-    (['x', 'y', 'z'] as const).forEach((a, k) => {
-      const l = i > 0 && limits ? limits[a] : undefined;
-      const [lo, hi] = Array.isArray(l) ? [l[0] * DEG, l[1] * DEG] : [-0.6, 0.6];
-      phi[k] = lo + (hi - lo) * (0.1 + 0.8 * r());
-    });
-    const angle = Math.hypot(...phi);
-    q = qMul(q, angle > 0 ? qAxisAngle(phi, angle) : [0, 0, 0, 1]);
-    const d = qRotate(q, [0, 1, 0]);
-    p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
-  }
-  return p;
-}
 
 describe('ccd: one goal on a pinned 5-bone chain', () => {
   for (const limits of [undefined, LIMITS]) {
