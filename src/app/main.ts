@@ -17,6 +17,8 @@ import { parseScene } from '../scene/load';
 import { createView, type View } from '../render/view';
 import { createTargetDragger, type TargetDragger } from './drag';
 import { createHud, type Hud } from '../hud/overlay';
+import type GUI from 'lil-gui';
+import { createPanel } from './panel';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -47,13 +49,20 @@ export interface Sandbox {
   /** The pixi.js overlay (plots and status), once it has started. */
   readonly hud: Hud | null;
   dragger: TargetDragger;
+  /** The settings panel (lil-gui), once the page has built it. */
+  panel?: GUI;
 }
 
 declare global {
   interface Window { __physik?: Sandbox }
 }
 
-function showError(message: string): void {
+export function hideError(): void {
+  const el = document.getElementById('error');
+  if (el) el.hidden = true;
+}
+
+export function showError(message: string): void {
   const el = document.getElementById('error');
   if (!el) return;
   el.textContent = message;
@@ -153,7 +162,9 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
   window.addEventListener('unhandledrejection', (e) => showError(`error: ${String(e.reason)}`));
   const name = new URLSearchParams(location.search).get('scene') || 'humanoid';
   try {
-    window.__physik = startSandbox(name);
+    const sandbox = startSandbox(name);
+    window.__physik = sandbox;
+    sandbox.panel = createPanel(sandbox, { sceneNames: Object.keys(scenes), showError, clearError: hideError });
     document.title = `physik-ecs · ${name}`;
   } catch (e) {
     showError(`Could not load scene "${name}":\n${e instanceof Error ? e.message : String(e)}`);

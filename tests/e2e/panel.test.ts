@@ -1,0 +1,149 @@
+/**
+ * The sandbox's settings panel (lil-gui) in headless Chromium, with the same Vite + Chromium
+ * setup as sandbox.test.ts. Checks: the panel is visible; typing a negative dt is refused
+ * (error shown, dt unchanged, field back to the valid value); choosing solver 'ccd' changes
+ * the rig's solver; the single-step button advances the step counter while paused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type ViteDevServer } from 'vite';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let server: ViteDevServer;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  server = await createServer({
+    root,
+    configFile: `${root}/vite.config.ts`,
+    logLevel: 'warn',
+    server: { port: 0, strictPort: false, host: '127.0.0.1', hmr: false, watch: null },
+  });
+  await server.listen();
+  const port = (server.httpServer!.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}/`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+interface Opened { page: Page; errors: string[] }
+
+/** Open the sandbox and wait until the simulation has rendered a few frames. */
+async function open(query = ''): Promise<Opened> {
+  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(base + query);
+  await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
+  return { page, errors };
+}
+
+/** The lil-gui controller row whose label is exactly `name`. */
+const control = (page: Page, name: string) =>
+  page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: new RegExp(`^${name}$`) }) });
+
+const rigSetting = (page: Page, key: string) =>
+  page.evaluate((k) => {
+    const s = window.__physik!;
+    const record = s.world.physik.rigs.find((r) => r.eid === s.rig) ?? s.world.physik.rigs[0]!;
+    return (record.settings as unknown as Record<string, unknown>)[k];
+  }, key);
+
+describe('settings panel (headless Chromium)', () => {
+  it('is visible and exposed on window.__physik.panel', async () => {
+    const { page, errors } = await open();
+    await page.locator('.lil-gui.lil-root').waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.evaluate(() => window.__physik!.panel !== undefined)).toBe(true);
+    for (const name of ['scene', 'solver', 'dt', 'stiffness', 'pass cap', 'inter-joint']) {
+      expect(await control(page, name).isVisible()).toBe(true);
+    }
+    const scenes = await control(page, 'scene').locator('option').allTextContents();
+    expect(scenes).toContain('humanoid');
+    expect(scenes).toContain('elbow');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the scene picker reloads with ?scene=<name>, keeping other query params', async () => {
+    const { page, errors } = await open('?foo=bar');
+    await Promise.all([
+      page.waitForURL(/scene=elbow/, { timeout: 30_000 }),
+      control(page, 'scene').locator('select').selectOption('elbow'),
+    ]);
+    await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
+    const params = new URL(page.url()).searchParams;
+    expect(params.get('scene')).toBe('elbow');
+    expect(params.get('foo')).toBe('bar');
+    expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('elbow');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('typing dt = -1 is refused: error shown, dt unchanged, field reset', async () => {
+    const { page, errors } = await open();
+    const dt0 = await rigSetting(page, 'dt');
+    const input = control(page, 'dt').locator('input');
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('-1');
+    await page.keyboard.press('Enter');
+    const el = page.locator('#error');
+    await el.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await el.textContent()).toMatch(/\bdt\b/);
+    expect(await rigSetting(page, 'dt')).toBe(dt0);
+    expect(await page.evaluate(() => window.__physik!.world.physik.rigs[0]!.settings.dt)).toBe(dt0);
+    expect(Number(await input.inputValue())).toBe(dt0);
+    // a valid value is applied and clears the error
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('0.02');
+    await page.keyboard.press('Enter');
+    expect(await rigSetting(page, 'dt')).toBe(0.02);
+    expect(await el.isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("choosing solver 'ccd' changes the rig's solver", async () => {
+    const { page, errors } = await open();
+    expect(await rigSetting(page, 'solver')).toBe('physik');
+    await control(page, 'solver').locator('select').selectOption('ccd');
+    expect(await rigSetting(page, 'solver')).toBe('ccd');
+    expect(await page.locator('#error').isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('play / pause pauses; single step advances the step counter while paused', async () => {
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'play / pause' }).click();
+    expect(await page.evaluate(() => window.__physik!.paused)).toBe(true);
+    const stepOf = () => page.evaluate(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]!);
+    const s0 = await stepOf();
+    const t0 = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForTimeout(300);
+    expect(await stepOf()).toBe(s0);
+    await page.getByRole('button', { name: 'single step' }).click();
+    expect(await stepOf()).toBe(s0 + 1);
+    expect(await page.evaluate(() => window.__physik!.stepsTaken)).toBe(t0 + 1);
+    expect(await page.evaluate(() => window.__physik!.paused)).toBe(true);
+    await page.getByRole('button', { name: 'reset' }).click();
+    expect(await stepOf()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
