@@ -2,7 +2,7 @@
  * The HUD: a pixi.js v8 overlay with four live plots of one rig's solver metrics over the last
  * 10 s of simulated time (max target error, joint acceleration mismatch, kinetic energy, joint
  * passes per step), each with its current value beside it, and a status line (solver status,
- * coloured; step time in ms; frames per second).
+ * coloured; mean step time, smoothed over frames; frames per second).
  *
  * It makes its own Application and canvas (never the three.js canvas or WebGL context),
  * transparent, absolutely positioned at the container's top-left corner, sized by `resize`,
@@ -227,8 +227,15 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     const s = hudStatus(statusCode, atRest);
     status.set(s);
     status.tint(STATUS_COLOURS[s]);
-    if (stepMsCount > 0) { stepMs = stepMsSum / stepMsCount; stepMsSum = 0; stepMsCount = 0; }
-    timing.set(`${Number.isFinite(stepMs) ? stepMs.toFixed(3) : '–'} ms  ${Number.isFinite(fps) ? Math.round(fps) : '–'} fps`);
+    if (stepMsCount > 0) {
+      // Browsers coarsen performance.now() (to 0.1 ms without cross-origin isolation), so one
+      // step often reads 0; a slow moving average over frames recovers the mean step time.
+      const mean = stepMsSum / stepMsCount;
+      stepMs = Number.isFinite(stepMs) ? 0.97 * stepMs + 0.03 * mean : mean;
+      stepMsSum = 0; stepMsCount = 0;
+    }
+    const stepText = !Number.isFinite(stepMs) ? '–' : stepMs < 1 ? `${Math.round(stepMs * 1000)} µs` : `${stepMs.toFixed(2)} ms`;
+    timing.set(`${stepText}/step  ${Number.isFinite(fps) ? Math.round(fps) : '–'} fps`);
     let bad = 0;
     for (const p of plots) bad += p.series.nonFinite;
     counters.set(bad > 0 ? `${bad} non-finite samples skipped` : '');
