@@ -1,56 +1,13 @@
 /**
- * The sandbox's settings panel (lil-gui) in headless Chromium, with the same Vite + Chromium
- * setup as sandbox.test.ts. Checks: the panel is visible; typing a negative dt is refused
+ * The sandbox's settings panel (lil-gui) in headless Chromium (setup in harness.ts). Checks: the panel is visible; typing a negative dt is refused
  * (error shown, dt unchanged, field back to the valid value); choosing solver 'ccd' changes
  * the rig's solver; the single-step button advances the step counter while paused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ViteDevServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useSandbox } from './harness';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let server: ViteDevServer;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  server = await createServer({
-    root,
-    configFile: `${root}/vite.config.ts`,
-    logLevel: 'warn',
-    server: { port: 0, strictPort: false, host: '127.0.0.1', hmr: false, watch: null },
-  });
-  await server.listen();
-  const port = (server.httpServer!.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-interface Opened { page: Page; errors: string[] }
-
-/** Open the sandbox and wait until the simulation has rendered a few frames. */
-async function open(query = ''): Promise<Opened> {
-  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
-  const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  await page.goto(base + query);
-  await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
-  return { page, errors };
-}
+const open = useSandbox();
 
 /** The lil-gui controller row whose label is exactly `name`. */
 const control = (page: Page, name: string) =>

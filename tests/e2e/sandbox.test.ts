@@ -1,57 +1,14 @@
 /**
- * The sandbox in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core,
- * WebGL through SwiftShader): a Vite dev server started in-process on a free port, the page
- * opened, and real mouse input. Checks: no console or page errors, a non-blank canvas, a drag
+ * The sandbox in headless Chromium (setup in harness.ts: an in-process Vite server, Debian's
+ * Chromium through playwright-core, WebGL on SwiftShader) with real mouse input. Checks: no console or page errors, a non-blank canvas, a drag
  * of the right hand's target handle moves the target and then the hand, `?scene=elbow`
  * loads the elbow, space pauses the simulation, a bad scene name shows an error message.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ViteDevServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useSandbox } from './harness';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-let server: ViteDevServer;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  server = await createServer({
-    root,
-    configFile: `${root}/vite.config.ts`,
-    logLevel: 'warn',
-    server: { port: 0, strictPort: false, host: '127.0.0.1', hmr: false, watch: null },
-  });
-  await server.listen();
-  const port = (server.httpServer!.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-interface Opened { page: Page; errors: string[] }
-
-/** Open the sandbox and wait until the simulation has rendered a few frames. */
-async function open(query = ''): Promise<Opened> {
-  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
-  const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  await page.goto(base + query);
-  await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
-  return { page, errors };
-}
+const open = useSandbox();
 
 type Vec = [number, number, number];
 const cpVec = (page: Page, name: string, field: 'target' | 'attachment') =>
@@ -192,8 +149,7 @@ describe('sandbox (headless Chromium)', () => {
   });
 
   it('an unknown scene shows a visible error, not a blank page', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${base}?scene=no-such-scene`);
+    const { page } = await open('?scene=no-such-scene', { waitForFrames: false });
     const el = page.locator('#error');
     await el.waitFor({ state: 'visible', timeout: 30_000 });
     expect(await el.textContent()).toContain('no scene "no-such-scene"');
