@@ -235,3 +235,14 @@ export function reachableTarget(seed: number, n: number, limits: BoneDescription
   }
   return p;
 }
+
+/** A pinned chain of n bones (chainBones) with a control point 'tip' on the last bone, posed by `solver`. */
+export function chainWorld(solver: string, settings: Partial<Settings> = {}, limits?: BoneDescription['limits'], n = 5) {
+  const world = createPhysikWorld();
+  const handle = addRig(world, {
+    rig: { name: 'chain', root: 'pinned', bones: chainBones(n, { limits }) },
+    controlPoints: [{ name: 'tip', bone: `b${n - 1}` }],
+    settings: { solver, interpolation: 'none', ...settings },
+  });
+  return { world, rig: handle.rig, tip: handle.controlPoints.tip!, bones: handle.bones };
+}

@@ -10,21 +10,11 @@ import { runScene } from '../../src/scene/run';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../src/scene/types';
 import { jointRotationVector } from '../../systems/torsionSprings';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, norm, treeWorld, TREE_TARGETS, reachableTarget, type V3, type Q } from './helpers';
+import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from './helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };
-const DEG = Math.PI / 180;
 
-function chainWorld(solver: string, settings: Partial<Settings> = {}, limits?: Limits, n = 5) {
-  const world = createPhysikWorld();
-  const handle = addRig(world, {
-    rig: { name: 'chain', root: 'pinned', bones: chainBones(n, { limits }) },
-    controlPoints: [{ name: 'tip', bone: `b${n - 1}` }],
-    settings: { solver, interpolation: 'none', ...settings },
-  });
-  return { world, rig: handle.rig, tip: handle.controlPoints.tip!, bones: handle.bones };
-}
 
 
 function poseChange(a: ReturnType<typeof readPose>, b: ReturnType<typeof readPose>): number {
