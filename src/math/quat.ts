@@ -186,3 +186,12 @@ export function quatRotateInvArr(out: Float64Array, oo: number, q: Float64Array,
   out[oo + 1] = vy + qw * ty + (qz * tx - qx * tz);
   out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
+
+/** out = exp(½ v): the rotation whose rotation vector (axis × angle) is v[vo..vo+2]. */
+export function quatFromRotationVector(out: Float64Array, oo: number, v: Float64Array, vo: number): void {
+  const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
+  const angle = Math.sqrt(x * x + y * y + z * z);
+  if (angle === 0) { out[oo] = 0; out[oo + 1] = 0; out[oo + 2] = 0; out[oo + 3] = 1; return; }
+  const s = Math.sin(0.5 * angle) / angle;
+  out[oo] = x * s; out[oo + 1] = y * s; out[oo + 2] = z * s; out[oo + 3] = Math.cos(0.5 * angle);
+}
