@@ -13,7 +13,8 @@ export function scriptedTargets(world: PhysikWorld): void {
     const script = rig.script;
     while (rig.scriptCursor < script.length && script[rig.scriptCursor]!.step <= step) {
       const ev = script[rig.scriptCursor++]!;
-      const cp = rig.controlPointByName.get(ev.point)!;
+      const cp = rig.controlPointByName.get(ev.point);
+      if (cp === undefined) continue; // the point was removed (by an edit) after the scene loaded
       if (ev.active !== undefined) setActiveOf(world, rig, cp, ev.active);
       if (ev.target) setTargetOf(world, rig, cp, ev.target[0], ev.target[1], ev.target[2]);
     }

@@ -9,6 +9,7 @@
  */
 export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions } from './world';
 export { addRig, removeRig, type RigInput, type RigHandle } from './rig';
+export { addControlPoint, removeControlPoint, describeControlPoint } from './controlPoints';
 export { step, physikPipeline, type System } from './pipeline';
 export {
   setTarget, setControlPointActive, setSettings, getSettings, readPose, readMetrics, resetRig,

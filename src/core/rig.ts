@@ -3,13 +3,14 @@
  * a scene file), so a bad description throws a SceneError and leaves the world untouched.
  */
 import { addEntity, addComponent, removeEntity } from 'bitecs';
-import { ensureCapacity, SPRING_CAPPED, SPRING_LINEAR } from '../../components';
+import { ensureCapacity } from '../../components';
 import { quatFromDirectionRoll, quatMulConjA, quatRotate } from '../math/quat';
 import { parseScene } from '../scene/load';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../scene/types';
 import type { PhysikWorld, RigRecord } from './world';
 import { computeBoneDerived } from './derived';
 import { attachmentPoint } from './attachment';
+import { initControlPoint } from './controlPoints';
 
 export { attachmentPoint };
 
@@ -173,28 +174,13 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   // Control points
   const cpEids = new Int32Array(scene.controlPoints.length);
   const cpByName = new Map<string, number>();
+  const cpInits: [number, number, ControlPointDescription][] = [];
   scene.controlPoints.forEach((cp, i) => {
     const eid = newEntity(world);
     addComponent(world, eid, tags.IsControlPoint);
     cpEids[i] = eid;
     cpByName.set(cp.name, eid);
-    const bone = byName.get(cp.bone)!;
-    ControlPoint.rig[eid] = rigEid;
-    ControlPoint.bone[eid] = bone;
-    ControlPoint.at[eid] = cp.at ?? 1;
-    const off = cp.offset ?? [0, 0, 0];
-    ControlPoint.offset.set(off, eid * 3);
-    ControlPoint.stiffness[eid] = cp.stiffness ?? settings.stiffness;
-    ControlPoint.spring[eid] = (cp.spring ?? settings.spring) === 'capped' ? SPRING_CAPPED : SPRING_LINEAR;
-    ControlPoint.cap[eid] = cp.cap ?? 0;
-    ControlPoint.active[eid] = cp.active === false ? 0 : 1;
-    ControlPoint.pole[eid] = cp.role === 'pole' ? 1 : 0;
-    attachmentPoint(world, eid, ControlPoint.attachment, eid * 3);
-    const t = cp.target ?? [ControlPoint.attachment[eid * 3]!, ControlPoint.attachment[eid * 3 + 1]!, ControlPoint.attachment[eid * 3 + 2]!];
-    ControlPoint.target.set(t, eid * 3);
-    ControlPoint.effective.set(t, eid * 3);
-    ControlPoint.interpStep[eid] = 0;
-    ControlPoint.interpSteps[eid] = 0;
+    cpInits.push([eid, byName.get(cp.bone)!, cp]);
   });
 
   // Rig record and scale
@@ -243,8 +229,9 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     jointSlotStart: Int32Array.from(slotStart),
     jointSlots: Int32Array.from(slots),
     controlPoints: cpEids,
-    initialTargets: Float64Array.from(Array.from(cpEids).flatMap((e) => [ControlPoint.target[e * 3]!, ControlPoint.target[e * 3 + 1]!, ControlPoint.target[e * 3 + 2]!])),
-    initialActive: Uint8Array.from(cpEids, (e) => ControlPoint.active[e]!),
+    controlPointsVersion: 0,
+    initialTargets: new Float64Array(0), // filled once the control points are written
+    initialActive: new Uint8Array(0),
     controlPointNames: scene.controlPoints.map((c) => c.name),
     controlPointByName: cpByName,
     script: [...scene.script].sort((a, b) => a.step - b.step),
@@ -259,6 +246,9 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
       jointS: new Float64Array(jointEids.length * 6),
     },
   };
+  for (const [eid, bone, cp] of cpInits) initControlPoint(world, record, eid, bone, cp);
+  record.initialTargets = Float64Array.from(Array.from(cpEids).flatMap((e) => [ControlPoint.target[e * 3]!, ControlPoint.target[e * 3 + 1]!, ControlPoint.target[e * 3 + 2]!]));
+  record.initialActive = Uint8Array.from(cpEids, (e) => ControlPoint.active[e]!);
   applyDerivedSettings(world, record);
   p.rigs.push(record);
   return {

@@ -30,6 +30,8 @@ export interface RigRecord {
   jointSlotStart: Int32Array;
   jointSlots: Int32Array;
   controlPoints: Int32Array;
+  /** Bumped whenever control points are added or removed (solvers' caches compare it). */
+  controlPointsVersion: number;
   /** Targets and active flags as added (restored by resetRig). */
   initialTargets: Float64Array;
   initialActive: Uint8Array;

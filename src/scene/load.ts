@@ -3,8 +3,8 @@
  * file-reading `loadSceneFile` lives in `loadFile.ts` so bundles never pull in `node:fs`.
  */
 import type { z } from 'zod';
-import type { Scene } from './types';
-import { sceneSchema } from './schema';
+import type { ControlPointDescription, Scene } from './types';
+import { controlPointSchema, sceneSchema } from './schema';
 import { checkReferences, formatPath, type SceneIssue } from './check';
 
 export type { SceneIssue } from './check';
@@ -102,6 +102,19 @@ export function parseScene(data: unknown, file?: string): Scene {
   const r = validateScene(data, file);
   if (!r.ok) throw new SceneError(r.issues, file);
   return r.scene;
+}
+
+/**
+ * Validate one control point description (as added to a live rig); throws a `SceneError`
+ * whose paths start at `where` (e.g. `controlPoints[3]`).
+ */
+export function parseControlPoint(data: unknown, where = 'controlPoint'): ControlPointDescription {
+  const result = controlPointSchema.safeParse(data, { reportInput: true });
+  if (result.success) return result.data as ControlPointDescription;
+  throw new SceneError(result.error.issues.flatMap(fromZod).map((i) => ({
+    ...i,
+    path: i.path === '(root)' ? where : i.path.startsWith('[') ? `${where}${i.path}` : `${where}.${i.path}`,
+  })));
 }
 
 function lineColumn(text: string, index: number): string {

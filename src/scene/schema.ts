@@ -61,7 +61,7 @@ const rigSchema = strict({
   bones: z.array(boneSchema).min(1),
 });
 
-const controlPointSchema = strict({
+export const controlPointSchema = strict({
   name,
   bone: name,
   at: unit.optional(),

@@ -340,6 +340,7 @@ export function setBezierShape(rig: RigRecord, shape: { k2: number }): void {
 
 interface BezierCache {
   nCp: number;
+  version: number;
   nBones: number;
   links: (GoalLinks | null)[];
   problem: BezierProblem;
@@ -350,9 +351,9 @@ const caches = new WeakMap<RigRecord, BezierCache>();
 
 function cacheOf(rig: RigRecord): BezierCache {
   let c = caches.get(rig);
-  if (!c || c.nCp !== rig.controlPoints.length || c.nBones !== rig.bones.length) {
+  if (!c || c.version !== rig.controlPointsVersion || c.nCp !== rig.controlPoints.length || c.nBones !== rig.bones.length) {
     c = {
-      nCp: rig.controlPoints.length, nBones: rig.bones.length, links: new Array<GoalLinks | null>(rig.controlPoints.length).fill(null),
+      nCp: rig.controlPoints.length, version: rig.controlPointsVersion, nBones: rig.bones.length, links: new Array<GoalLinks | null>(rig.controlPoints.length).fill(null),
       problem: createBezierProblem([0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 1, 0]), points: new Float64Array(3 * (rig.bones.length + 2)),
     };
     caches.set(rig, c);

@@ -79,6 +79,8 @@ const PATIENCE = 4;
 
 export interface IkRig {
   n: number;
+  /** rig.controlPointsVersion this was built for. */
+  version: number;
   /** Depth-first index of the parent, -1 for the root. */
   parentIndex: Int32Array;
   /** Subtree of bone i is [i, subtreeEnd[i]) in depth-first order. */
@@ -110,7 +112,7 @@ const rigScratch = new WeakMap<RigRecord, IkRig>();
 /** The scratch of a rig, built on first use (topology is fixed once a rig is added). */
 export function ikRig(world: PhysikWorld, rig: RigRecord): IkRig {
   let T = rigScratch.get(rig);
-  if (T && T.n === rig.bones.length && T.cpBone.length === rig.controlPoints.length) return T;
+  if (T && T.n === rig.bones.length && T.version === rig.controlPointsVersion) return T;
   const { Bone, ControlPoint } = world.physik;
   const n = rig.bones.length;
   const index = new Map<number, number>();
@@ -130,7 +132,7 @@ export function ikRig(world: PhysikWorld, rig: RigRecord): IkRig {
   const cpBone = new Int32Array(nc);
   for (let c = 0; c < nc; c++) cpBone[c] = index.get(ControlPoint.bone[rig.controlPoints[c]!]!) ?? 0;
   T = {
-    n, parentIndex, subtreeEnd, cpBone,
+    n, version: rig.controlPointsVersion, parentIndex, subtreeEnd, cpBone,
     goalCp: new Int32Array(nc), goalBone: new Int32Array(nc), goalCount: 0,
     local: new Float64Array(n * 4), startRot: new Float64Array(n * 4), startCentre: new Float64Array(3),
     effector: new Float64Array(Math.max(1, nc) * 3),

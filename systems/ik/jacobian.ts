@@ -95,6 +95,8 @@ interface JacScratch {
   /** Step control μ kept between path-dependent solves while the targets stay put. */
   mu: number;
   lastTargets: Float64Array;
+  /** rig.controlPointsVersion this was built for. */
+  version: number;
   lastGoals: number;
   // grown on demand (m = 3 · goals rows, k DOFs)
   J: Float64Array;
@@ -113,9 +115,9 @@ const scratchOf = new WeakMap<RigRecord, JacScratch>();
 function jacScratch(rig: RigRecord): JacScratch {
   const n = rig.bones.length;
   let S = scratchOf.get(rig);
-  if (S && S.n === n) return S;
+  if (S && S.n === n && S.version === rig.controlPointsVersion) return S;
   S = {
-    n,
+    n, version: rig.controlPointsVersion,
     dofFirst: new Int32Array(n), dofCount: new Int32Array(n), dofBone: new Int32Array(3 * n), dofAxis: new Uint8Array(3 * n),
     axis: new Float64Array(9 * n), pivot: new Float64Array(3 * n), phi: new Float64Array(3 * n), omega: new Float64Array(3 * n),
     tmpQ: new Float64Array(4), mu: 1, lastTargets: new Float64Array(3 * rig.controlPoints.length), lastGoals: -1,

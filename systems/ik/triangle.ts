@@ -222,6 +222,7 @@ export function setTriangleShape(rig: RigRecord, shape: Partial<TriangleShape>):
 
 interface TriangleCache {
   nCp: number;
+  version: number;
   nBones: number;
   lastStep: number;
   links: (GoalLinks | null)[];
@@ -236,10 +237,10 @@ const caches = new WeakMap<RigRecord, TriangleCache>();
 function cacheOf(world: PhysikWorld, rig: RigRecord): TriangleCache {
   let c = caches.get(rig);
   const step = world.physik.Rig.step[rig.eid]!;
-  if (!c || c.nCp !== rig.controlPoints.length || c.nBones !== rig.bones.length) {
+  if (!c || c.version !== rig.controlPointsVersion || c.nCp !== rig.controlPoints.length || c.nBones !== rig.bones.length) {
     const nCp = rig.controlPoints.length, n = rig.bones.length + 1;
     c = {
-      nCp, nBones: rig.bones.length, lastStep: -1, links: new Array<GoalLinks | null>(nCp).fill(null),
+      nCp, version: rig.controlPointsVersion, nBones: rig.bones.length, lastStep: -1, links: new Array<GoalLinks | null>(nCp).fill(null),
       normal: new Float64Array(nCp * 3), hasNormal: new Uint8Array(nCp),
       points: new Float64Array(3 * (n + 1)), work: new Float64Array(2 * n),
     };

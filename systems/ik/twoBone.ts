@@ -523,6 +523,7 @@ export function twoBonePositions3D(out: Float64Array, o: number, inp: Float64Arr
 
 interface TwoBoneState {
   nCp: number;
+  version: number;
   lastStep: number;
   /** Per control point index: last step's bend normal (3) and whether it is set; pole side (+1 toward, -1 away). */
   normal: Float64Array;
@@ -537,9 +538,9 @@ const states = new WeakMap<RigRecord, TwoBoneState>();
 function stateOf(world: PhysikWorld, rig: RigRecord): TwoBoneState {
   let s = states.get(rig);
   const step = world.physik.Rig.step[rig.eid]!;
-  if (!s || s.nCp !== rig.controlPoints.length) {
+  if (!s || s.version !== rig.controlPointsVersion || s.nCp !== rig.controlPoints.length) {
     const n = rig.controlPoints.length;
-    s = { nCp: n, lastStep: -1, normal: new Float64Array(n * 3), hasNormal: new Uint8Array(n), poleSide: new Int8Array(n).fill(1), poleUsed: new Uint8Array(n) };
+    s = { nCp: n, version: rig.controlPointsVersion, lastStep: -1, normal: new Float64Array(n * 3), hasNormal: new Uint8Array(n), poleSide: new Int8Array(n).fill(1), poleUsed: new Uint8Array(n) };
     states.set(rig, s);
   } else if (step <= s.lastStep) {
     // the rig was reset (or solved twice in one step): forget the bend memory
