@@ -1,8 +1,34 @@
 import { defineConfig } from 'vite';
 
 // Plain Vite setup for the browser page (index.html → src/app/main.ts). No plugins needed.
+//
+// The production build puts the libraries in vendor chunks of their own (Vite 8 bundles with
+// Rolldown; its option for this is `output.codeSplitting.groups`), so the app's own code
+// (`index-*.js`) caches apart from them and no chunk of ours grows past the size warning.
+// three ships as two modules, three.core.js and three.module.js (the WebGL renderer; 590 kB
+// minified together), and each gets a chunk. pixi.js (with its few small dependencies) is one
+// chunk of about 555 kB minified: a single library over Vite's default 500 kB limit, which
+// cannot be split without cutting through its circular imports (tried: the chunks then import
+// each other and its WebGPU/canvas renderers still load eagerly), hence the limit of 560 below.
+const nm = (path: string): RegExp => new RegExp(`[\\\\/]node_modules[\\\\/]${path}`);
+
 export default defineConfig({
   root: '.',
-  build: { outDir: 'dist' },
+  build: {
+    outDir: 'dist',
+    chunkSizeWarningLimit: 560, // kB; the pixi.js chunk, see above
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'three-core', test: nm('three[\\\\/]build[\\\\/]three\\.core\\.'), priority: 4 },
+            { name: 'three', test: nm('three[\\\\/]'), priority: 3 },
+            { name: 'pixi', test: nm('(pixi\\.js|@pixi|earcut|eventemitter3|parse-svg-path|tiny-lru|ismobilejs|@xmldom|gifuct-js|js-binary-schema-parser)[\\\\/]'), priority: 2 },
+            { name: 'vendor', test: nm(''), priority: 1 }, // zod, lil-gui, bitecs
+          ],
+        },
+      },
+    },
+  },
   server: { port: 5173, strictPort: false },
 });

@@ -5,6 +5,7 @@
  *   the camera, calling `setTarget` on every move (the rig follows live). The press is taken
  *   in the capture phase, so OrbitControls never sees it; OrbitControls is also disabled
  *   while dragging.
+ * - When a drag by either tool ends, `onMoved(cp, from, to)` reports the move (for undo).
  * - The last handle pressed gets a TransformControls gizmo (axis-constrained moves). In three
  *   r169+ TransformControls is not an Object3D: its `getHelper()` goes into the scene.
  *   OrbitControls is disabled while the gizmo drags (`dragging-changed`).
@@ -20,12 +21,21 @@ export interface TargetDragger {
   /** Control point the gizmo is attached to, or -1. */
   readonly selected: number;
   select(cp: number): void;
+  /** Whether the pointer is over one of the gizmo's axes (a press there belongs to the gizmo). */
+  readonly gizmoHovered: boolean;
   /** Keep the gizmo on the selected target (scripted moves, reset); call once a frame. */
   sync(): void;
   dispose(): void;
 }
 
-export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTMLCanvasElement): TargetDragger {
+export interface DraggerHooks {
+  /** A drag of control point `cp` ended, moving its target from `from` to `to`. */
+  onMoved?(cp: number, from: [number, number, number], to: [number, number, number]): void;
+  /** The gizmo was attached to `cp` (-1: detached). */
+  onSelect?(cp: number): void;
+}
+
+export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTMLCanvasElement, hooks: DraggerHooks = {}): TargetDragger {
   const { ControlPoint } = world.physik;
   const proxy = new Object3D();
   view.scene.add(proxy);
@@ -43,12 +53,21 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
   const grab = new Vector3(); // target − hit point at the press: no jump when grabbing off-centre
   const normal = new Vector3();
   const tmp = new Float64Array(3);
+  let from: [number, number, number] = [0, 0, 0]; // target when the current drag began
+
+  const targetNow = (cp: number): [number, number, number] =>
+    [ControlPoint.target[cp * 3]!, ControlPoint.target[cp * 3 + 1]!, ControlPoint.target[cp * 3 + 2]!];
+  const moved = (cp: number) => {
+    const to = targetNow(cp);
+    if (to[0] !== from[0] || to[1] !== from[1] || to[2] !== from[2]) hooks.onMoved?.(cp, from, to);
+  };
 
   const targetOf = (cp: number, out: Vector3) =>
     out.set(ControlPoint.target[cp * 3]!, ControlPoint.target[cp * 3 + 1]!, ControlPoint.target[cp * 3 + 2]!);
 
   function select(cp: number): void {
     selected = cp;
+    hooks.onSelect?.(cp);
     if (cp < 0) { gizmo.detach(); return; }
     targetOf(cp, proxy.position);
     proxy.updateMatrixWorld();
@@ -58,6 +77,9 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
   gizmo.addEventListener('dragging-changed', (e) => {
     gizmoDrag = Boolean((e as { value?: unknown }).value);
     view.orbit.enabled = !gizmoDrag;
+    if (selected < 0) return;
+    if (gizmoDrag) from = targetNow(selected);
+    else moved(selected);
   });
   gizmo.addEventListener('objectChange', () => {
     if (selected < 0) return;
@@ -76,6 +98,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     canvas.setPointerCapture?.(e.pointerId);
     view.orbit.enabled = false;
     select(cp);
+    from = targetNow(cp);
     gizmo.enabled = false;
     view.camera.getWorldDirection(normal);
     targetOf(cp, hit);
@@ -100,8 +123,10 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     if (planeDrag < 0 || e.pointerId !== pointerId) return;
     e.stopImmediatePropagation();
     if (canvas.hasPointerCapture?.(e.pointerId)) canvas.releasePointerCapture(e.pointerId);
+    const cp = planeDrag;
     planeDrag = -1;
     pointerId = -1;
+    moved(cp);
     gizmo.enabled = true;
     view.orbit.enabled = true;
   }
@@ -114,6 +139,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
   return {
     get dragging() { return planeDrag >= 0 ? planeDrag : gizmoDrag ? selected : -1; },
     get selected() { return selected; },
+    get gizmoHovered() { return selected >= 0 && gizmo.axis !== null; },
     select,
     sync() {
       if (selected >= 0 && !gizmoDrag && planeDrag < 0) targetOf(selected, proxy.position);

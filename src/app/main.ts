@@ -1,24 +1,43 @@
 /// <reference types="vite/client" />
 /**
- * The sandbox page (index.html): a full-window three.js view of one scene from `scenes/`,
- * simulated live with a fixed-step accumulator (dt from the scene's settings) inside
- * requestAnimationFrame. Drag an orange target handle to pose the rig; keys: space
- * play/pause, `.` one step, `r` reset. `?scene=<name>` picks the scene (default humanoid).
+ * The sandbox page (index.html): a full-window three.js view of one scene, simulated live
+ * with a fixed-step accumulator (dt from the rig's settings) inside requestAnimationFrame.
+ *
+ * - Pose: drag an orange target handle; press on a bone to grab it (Shift on release leaves
+ *   a pin); click a bone to pin it there. Delete/Backspace removes the selected point, `e`
+ *   enables/disables it, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo these edits.
+ * - Keys: space play/pause, `.` one step, `r` reset, Escape deselects.
+ * - Deep links: `?scene=humanoid&solver=ccd&compare=fabrik&onion=4` opens exactly that; the
+ *   address follows the panel's solver and compare choices.
+ * - Compare mode: a second solver on the same targets, drawn as a translucent ghost, with
+ *   both solvers' numbers side by side in #compare.
+ * - Files: a scene .json dropped on the page (or opened from the panel) replaces the rig.
  *
  * Browser-safe imports only: scenes come in as JSON modules through `import.meta.glob` and
- * go through `parseScene` (never `scene/loadFile`, which reads files with Node's fs). A bad
- * scene shows its errors in #error instead of a blank page.
+ * go through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file
+ * that is not a scene, an out-of-range setting) shows a message in #error; the page goes on.
  *
- * For tests, `window.__physik` exposes the world, the rig, the control points by name, the
- * pause state and `screenOf(name)` (a target handle's client position).
+ * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small read-only
+ * handle (`pose()`, `metrics()`, `compareMetrics()`).
  */
-import { createPhysikWorld, addRig, step, resetRig, getSettings, readMetrics, type PhysikWorld } from '../core';
-import { parseScene } from '../scene/load';
+import {
+  addRig, createPhysikWorld, getSettings, readMetrics, readPose, removeRig, resetRig,
+  setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
+} from '../core';
+import { findRig } from '../core/world';
+import { parseScene, parseSceneText } from '../scene/load';
+import type { Scene, Settings } from '../scene/types';
 import { createView, type View } from '../render/view';
 import { createTargetDragger, type TargetDragger } from './drag';
+import { createBoneGrabber, type BoneGrabber } from './grab';
+import { createHistory, type History } from './history';
+import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
+import { createComparison, type Comparison } from './compare';
+import { installFileDrop } from './drop';
 import { createHud, type Hud } from '../hud/overlay';
 import type GUI from 'lil-gui';
 import { createPanel } from './panel';
+import { readDeepLink, writeDeepLink } from './deepLink';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -27,15 +46,24 @@ export const scenes: Record<string, unknown> = Object.fromEntries(
   Object.entries(sceneModules).map(([path, data]) => [path.replace(/^.*\//, '').replace(/\.json$/, ''), data]),
 );
 
-/** Most frames a slow tab may catch up in one animation frame (avoids the spiral of death). */
+import { solverNames } from './deepLink';
+export { solverNames };
+
+/** Most steps a slow tab may catch up in one animation frame (avoids the spiral of death). */
 const MAX_STEPS_PER_FRAME = 8;
+/** Simulated seconds between onion-skin snapshots. */
+const ONION_INTERVAL = 0.2;
+
+export type { SandboxOptions } from './deepLink';
+import type { SandboxOptions } from './deepLink';
 
 export interface Sandbox {
   world: PhysikWorld;
-  rig: number;
-  sceneName: string;
-  controlPoints: Record<string, number>;
-  bones: Record<string, number>;
+  readonly rig: number;
+  readonly sceneName: string;
+  /** Control point entity by name (current: edits add and remove points). */
+  readonly controlPoints: Record<string, number>;
+  readonly bones: Record<string, number>;
   readonly paused: boolean;
   /** Steps taken since the page loaded (counts across resets). */
   readonly stepsTaken: number;
@@ -45,16 +73,48 @@ export interface Sandbox {
   reset(): void;
   /** Client (CSS pixel) position of a control point's target handle. */
   screenOf(name: string): { x: number; y: number } | null;
+  /** Client position of a point a fraction `at` along a bone (0 head, 1 tail). */
+  screenOfBone(name: string, at: number): { x: number; y: number } | null;
   view: View;
   /** The pixi.js overlay (plots and status), once it has started. */
   readonly hud: Hud | null;
   dragger: TargetDragger;
+  grabber: BoneGrabber;
+  history: History;
+  /** Change settings of the main rig (and the ghost's, except the solver); throws when refused. */
+  applySettings(patch: Partial<Settings>): void;
+  /** The compare ghost, or null. */
+  readonly compare: Comparison | null;
+  /** Start (or stop, with null) compare mode; throws for an unknown solver. */
+  setCompare(solver: string | null): void;
+  /** Replace the rig with a scene's (the page's history and plots start over). */
+  loadScene(scene: Scene, name: string): void;
+  /** Open a scene file's text (a drop or the panel's button); false, with the error shown, when refused. */
+  openFile(text: string, fileName: string): boolean;
+  /** Name of the selected control point, or null. */
+  readonly selected: string | null;
+  select(name: string | null): void;
+  deleteSelected(): void;
+  toggleSelected(): void;
+  undo(): void;
+  redo(): void;
+  /** Onion-skin ghosts shown (0 = off). */
+  onion: number;
   /** The settings panel (lil-gui), once the page has built it. */
   panel?: GUI;
+  /** Called after anything the panel shows changed outside it (a loaded scene, undo...). */
+  onChange?: () => void;
+}
+
+/** The read-only debug handle for tests and the console. */
+export interface PhysikDebug {
+  pose(): Record<string, BonePose>;
+  metrics(): RigMetrics;
+  compareMetrics(): RigMetrics | null;
 }
 
 declare global {
-  interface Window { __physik?: Sandbox }
+  interface Window { __physik?: Sandbox; physik?: PhysikDebug }
 }
 
 export function hideError(): void {
@@ -69,37 +129,119 @@ export function showError(message: string): void {
   el.hidden = false;
 }
 
-export function startSandbox(sceneName: string): Sandbox {
-  const data = scenes[sceneName];
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Scene data by name, validated. Throws (SceneError) with the file named. */
+export function sceneByName(name: string): Scene {
+  const data = scenes[name];
   if (data === undefined) {
-    throw new Error(`no scene "${sceneName}" in scenes/ (have: ${Object.keys(scenes).sort().join(', ')})`);
+    throw new Error(`no scene "${name}" in scenes/ (have: ${Object.keys(scenes).sort().join(', ')})`);
   }
-  const scene = parseScene(data, `scenes/${sceneName}.json`);
+  return parseScene(data, `scenes/${name}.json`);
+}
+
+/** Moving average of a step time (ms) for the compare box. */
+const smooth = (avg: number, ms: number) => (avg === 0 ? ms : 0.95 * avg + 0.05 * ms);
+
+export function startSandbox(initial: Scene, initialName: string, options: SandboxOptions = {}): Sandbox {
   const world = createPhysikWorld();
-  const handle = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script });
-  const rig = handle.rig;
+  let scene = initial;
+  let sceneName = initialName;
+  let rig = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...(options.solver ? { solver: options.solver } : {}) }, script: scene.script }).rig;
+  const ref: RigRef = { world, get rig() { return rig; } };
+  const record = () => findRig(world, rig);
 
   const canvas = document.getElementById('view') as HTMLCanvasElement;
   const view = createView(canvas, world);
-  const dragger = createTargetDragger(world, view, canvas);
+  const history = createHistory();
+  let selected: string | null = null;
+
+  const select = (name: string | null) => {
+    selected = name;
+    const cp = name === null ? -1 : record().controlPointByName.get(name) ?? -1;
+    if (cp < 0) selected = null;
+    if (dragger.selected !== cp) dragger.select(cp);
+    view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
+    sandbox.onChange?.();
+  };
+  const nameOf = (cp: number) => {
+    const r = record();
+    const i = r.controlPoints.indexOf(cp);
+    return i >= 0 ? r.controlPointNames[i]! : null;
+  };
+
+  const dragger = createTargetDragger(world, view, canvas, {
+    onMoved(cp, from, to) {
+      const name = nameOf(cp);
+      if (name) history.push(moveTargetEdit(ref, name, from, to));
+    },
+    onSelect(cp) {
+      const name = cp >= 0 ? nameOf(cp) : null;
+      if (name !== selected) {
+        selected = name;
+        view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
+        sandbox.onChange?.();
+      }
+    },
+  });
+  const grabber = createBoneGrabber({
+    ref, view, canvas, dragger, history,
+    onBone: (bone) => view.setSelectedBone(bone),
+    onPin: (cp) => select(nameOf(cp)),
+    onError: showError,
+  });
+
   const status = document.getElementById('status');
+  const compareBox = document.getElementById('compare');
 
   let paused = false, stepsTaken = 0, frames = 0, acc = 0, last = -1, fps = 0;
+  let compare: Comparison | null = null;
+  let mainMs = 0, ghostMs = 0;
+  let onion = 0;
   // the overlay draws on its own canvas over the three.js one (one WebGL context each)
   let hud: Hud | null = null;
   createHud(canvas.parentElement ?? document.body, { dt: scene.settings.dt }).then((h) => {
     hud = h;
     hud.resize(window.innerWidth, window.innerHeight);
-  }, (e) => showError(`overlay failed to start: ${e instanceof Error ? e.message : String(e)}`));
+  }, (e) => showError(`overlay failed to start: ${errorText(e)}`));
   window.addEventListener('resize', () => hud?.resize(window.innerWidth, window.innerHeight));
 
   const stepOnce = () => {
     const t0 = performance.now();
     step(world, 1);
     const ms = performance.now() - t0;
+    mainMs = smooth(mainMs, ms);
+    if (compare) ghostMs = smooth(ghostMs, compare.step());
     stepsTaken++;
-    hud?.sample(world, rig, world.physik.Rig.step[rig]! * getSettings(world, rig).dt, ms);
+    const dt = getSettings(world, rig).dt;
+    const n = world.physik.Rig.step[rig]!;
+    hud?.sample(world, rig, n * dt, ms);
+    if (onion > 0 && n % Math.max(1, Math.round(ONION_INTERVAL / dt)) === 0) view.recordOnionPose();
   };
+
+  const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 0.01 && Math.abs(x) < 1000 ? x.toFixed(3) : x.toExponential(2));
+  function writeCompare(): void {
+    if (!compareBox) return;
+    if (!compare) { compareBox.hidden = true; return; }
+    compareBox.hidden = false;
+    const a = readMetrics(world, rig), b = readMetrics(compare.world, compare.rig);
+    const rows: [string, string, string][] = [
+      ['solver', getSettings(world, rig).solver, `${compare.solver} (ghost)`],
+      ['status', a.status, b.status],
+      ['max target error', fmt(a.maxTargetError), fmt(b.maxTargetError)],
+      ['mean target error', fmt(a.meanTargetError), fmt(b.meanTargetError)],
+      ['limit excess (°)', fmt(a.maxLimitViolationDeg), fmt(b.maxLimitViolationDeg)],
+      ['passes / iterations', String(a.passes), String(b.passes)],
+      ['step (µs)', (mainMs * 1000).toFixed(0), (ghostMs * 1000).toFixed(0)],
+    ];
+    compareBox.textContent = '';
+    const table = document.createElement('table');
+    for (const [label, x, y] of rows) {
+      const tr = table.insertRow();
+      for (const text of [label, x, y]) tr.insertCell().textContent = text;
+    }
+    compareBox.append(table);
+  }
 
   function tick(now: number): void {
     requestAnimationFrame(tick);
@@ -119,40 +261,153 @@ export function startSandbox(sceneName: string): Sandbox {
     dragger.sync();
     view.update();
     hud?.draw(fps);
-    if (status && frames % 6 === 0) {
-      const m = readMetrics(world, rig);
-      status.textContent = `${scene.name} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
+    if (frames % 6 === 0) {
+      if (status) {
+        const m = readMetrics(world, rig);
+        status.textContent = `${sceneName} · ${getSettings(world, rig).solver} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
+      }
+      writeCompare();
     }
   }
 
+  function setCompare(solver: string | null): void {
+    if (solver !== null && !solverNames.includes(solver)) {
+      throw new Error(`unknown solver "${solver}" to compare with (have: ${solverNames.join(', ')})`);
+    }
+    compare = solver === null ? null : createComparison(ref, scene.rig, solver);
+    ghostMs = 0;
+    view.setGhost(compare ? compare.world : null);
+    writeCompare();
+  }
+
+  function loadScene(next: Scene, name: string): void {
+    // build the new rig first: if it throws, the old one stays
+    const added = addRig(world, { rig: next.rig, controlPoints: next.controlPoints, settings: next.settings, script: next.script }).rig;
+    removeRig(world, rig);
+    rig = added;
+    scene = next;
+    sceneName = name;
+    history.clear();
+    selected = null;
+    dragger.select(-1);
+    view.setSelectedBone(-1);
+    view.clearOnion();
+    mainMs = 0;
+    if (compare) setCompare(compare.solver);
+    view.update(); // rebuild the buffers for the new topology before framing
+    view.frame();
+    document.title = `physik-ecs · ${name}`;
+    sandbox.onChange?.();
+  }
+
   const sandbox: Sandbox = {
-    world, rig, sceneName,
-    controlPoints: handle.controlPoints,
-    bones: handle.bones,
+    world,
+    get rig() { return rig; },
+    get sceneName() { return sceneName; },
+    get controlPoints() { return Object.fromEntries(record().controlPointByName); },
+    get bones() { return Object.fromEntries(record().boneByName); },
     get paused() { return paused; },
     get stepsTaken() { return stepsTaken; },
     get frames() { return frames; },
     setPaused(p) { paused = p; acc = 0; },
     stepOnce,
-    reset() { resetRig(world, rig); acc = 0; },
+    reset() {
+      resetRig(world, rig);
+      compare?.reset();
+      view.clearOnion();
+      acc = 0;
+    },
     screenOf(name) {
-      const cp = handle.controlPoints[name];
+      const cp = record().controlPointByName.get(name);
       if (cp === undefined) return null;
       const t = world.physik.ControlPoint.target;
       const out = { x: 0, y: 0 };
       return view.project(t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!, out) ? out : null;
     },
-    view, dragger,
+    screenOfBone(name, at) {
+      const b = record().boneByName.get(name);
+      if (b === undefined) return null;
+      const { head, tail } = world.physik.Bone;
+      const p = (k: number) => head[b * 3 + k]! + at * (tail[b * 3 + k]! - head[b * 3 + k]!);
+      const out = { x: 0, y: 0 };
+      return view.project(p(0), p(1), p(2), out) ? out : null;
+    },
+    view, dragger, grabber, history,
     get hud() { return hud; },
+    applySettings(patch) {
+      setSettings(world, rig, patch); // throws before anything changes when refused
+      compare?.setSettings(patch);
+    },
+    get compare() { return compare; },
+    setCompare,
+    loadScene,
+    openFile(text, fileName) {
+      let next: Scene;
+      try {
+        next = parseSceneText(text, fileName);
+        loadScene(next, fileName.replace(/\.json$/i, ''));
+      } catch (e) {
+        showError(`Could not open ${fileName}:\n${errorText(e)}`);
+        return false;
+      }
+      hideError();
+      return true;
+    },
+    get selected() { return selected; },
+    select,
+    deleteSelected() {
+      if (selected === null) return;
+      const name = selected;
+      select(null);
+      history.run(removePointEdit(ref, name));
+    },
+    toggleSelected() {
+      if (selected === null) return;
+      const cp = pointNamed(ref, selected);
+      history.run(activeEdit(ref, selected, world.physik.ControlPoint.active[cp] !== 1));
+    },
+    undo() { runHistory(() => history.undo()); },
+    redo() { runHistory(() => history.redo()); },
+    get onion() { return onion; },
+    set onion(n: number) {
+      if (!Number.isInteger(n) || n < 0 || n > 8) throw new Error(`onion skins must be a whole number from 0 to 8, got ${n}`);
+      onion = n;
+      view.setOnionSkins(n);
+      if (n === 0) view.clearOnion();
+    },
   };
+
+  function runHistory(action: () => unknown): void {
+    try {
+      action();
+    } catch (e) {
+      showError(`could not undo/redo: ${errorText(e)}`);
+    }
+    // the selected point may have been removed or re-created under a new entity
+    select(selected !== null && record().controlPointByName.has(selected) ? selected : null);
+  }
 
   window.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-    if (e.key === ' ') { sandbox.setPaused(!paused); e.preventDefault(); }
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && (e.key === 'z' || e.key === 'Z')) { if (e.shiftKey) sandbox.redo(); else sandbox.undo(); e.preventDefault(); }
+    else if (mod && (e.key === 'y' || e.key === 'Y')) { sandbox.redo(); e.preventDefault(); }
+    else if (mod) return;
+    else if (e.key === ' ') { sandbox.setPaused(!paused); e.preventDefault(); }
     else if (e.key === '.') { sandbox.setPaused(true); stepOnce(); }
     else if (e.key === 'r' || e.key === 'R') sandbox.reset();
+    else if (e.key === 'Delete' || e.key === 'Backspace') { sandbox.deleteSelected(); e.preventDefault(); }
+    else if (e.key === 'e' || e.key === 'E') sandbox.toggleSelected();
+    else if (e.key === 'Escape') select(null);
   });
 
+  installFileDrop(window, {
+    onFile: (text, fileName) => void sandbox.openFile(text, fileName),
+    onError: showError,
+  });
+
+  if (options.compare) setCompare(options.compare);
+  if (options.onion) sandbox.onion = options.onion;
   requestAnimationFrame(tick);
   return sandbox;
 }
@@ -160,13 +415,28 @@ export function startSandbox(sceneName: string): Sandbox {
 if (typeof document !== 'undefined' && document.getElementById('view')) {
   window.addEventListener('error', (e) => showError(`error: ${e.message}`));
   window.addEventListener('unhandledrejection', (e) => showError(`error: ${String(e.reason)}`));
-  const name = new URLSearchParams(location.search).get('scene') || 'humanoid';
+  const { scene: name, options, problems } = readDeepLink(location.search);
+  let scene: Scene | undefined;
   try {
-    const sandbox = startSandbox(name);
-    window.__physik = sandbox;
-    sandbox.panel = createPanel(sandbox, { sceneNames: Object.keys(scenes), showError, clearError: hideError });
-    document.title = `physik-ecs · ${name}`;
+    scene = sceneByName(name);
   } catch (e) {
-    showError(`Could not load scene "${name}":\n${e instanceof Error ? e.message : String(e)}`);
+    showError(`Could not load scene "${name}":\n${errorText(e)}`);
+  }
+  if (scene) {
+    const sandbox = startSandbox(scene, name, options);
+    window.__physik = sandbox;
+    window.physik = Object.freeze({
+      pose: () => readPose(sandbox.world, sandbox.rig),
+      metrics: () => readMetrics(sandbox.world, sandbox.rig),
+      compareMetrics: () => (sandbox.compare ? readMetrics(sandbox.compare.world, sandbox.compare.rig) : null),
+    });
+    sandbox.panel = createPanel(sandbox, {
+      sceneNames: Object.keys(scenes), solverNames, showError, clearError: hideError,
+      openScene: (n) => sandbox.loadScene(sceneByName(n), n),
+      onLinkChange: () => writeDeepLink(sandbox),
+    });
+    document.title = `physik-ecs · ${name}`;
+    if (problems.length) showError(problems.join('\n'));
   }
 }
+

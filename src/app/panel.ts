@@ -1,21 +1,23 @@
 /**
- * The sandbox's settings panel (lil-gui): scene picker, solver and simulation settings, and
- * play/pause, single step and reset buttons.
- *
- * Every edit goes through `setSettings`, which validates the whole patch; when it throws,
- * the message is shown in #error and the control goes back to the rig's current (valid)
- * value, so an out-of-range value is never applied. Number fields have no lil-gui min/max
- * (nothing is clamped while typing): the validation is what refuses a bad value.
+ * The sandbox's panel (lil-gui):
+ * - scene picker (every file in scenes/, loaded in place) and "open file…" for a scene .json;
+ * - solver, compare-with solver (the ghost) and onion skins;
+ * - every simulation setting, each edit through `applySettings`: when it throws, the message
+ *   is shown in #error and the control goes back to the rig's current (valid) value, so an
+ *   out-of-range value is never applied. Number fields have no lil-gui min/max (nothing is
+ *   clamped while typing): the validation is what refuses a bad value;
+ * - the selected control point: enable/disable, delete; undo and redo;
+ * - play/pause, single step, reset.
  */
-import GUI from 'lil-gui';
-import { getSettings, setSettings } from '../core';
+import GUI, { type Controller } from 'lil-gui';
+import { getSettings } from '../core';
 import { settingEnums } from '../core/settings';
 import type { Settings } from '../scene/types';
+import { readDroppedFile } from './drop';
 import type { Sandbox } from './main';
 
 /** Settings the panel edits, in display order, with their labels. */
 const fields: { key: keyof Settings; label: string }[] = [
-  { key: 'solver', label: 'solver' },
   { key: 'spring', label: 'spring kind' },
   { key: 'stiffness', label: 'stiffness' },
   { key: 'cap', label: 'cap' },
@@ -33,46 +35,115 @@ const fields: { key: keyof Settings; label: string }[] = [
 export interface PanelOptions {
   /** Every scene name the sandbox can load. */
   sceneNames: string[];
+  solverNames: readonly string[];
+  /** Load a scene from scenes/ in place (throws, leaving the current one, when it fails). */
+  openScene(name: string): void;
   /** Show a message in the page's visible error element. */
   showError(message: string): void;
   /** Hide the error element (after a successful edit). */
   clearError?(): void;
+  /** Solver, compare or onion changed: the page updates its address. */
+  onLinkChange?(): void;
 }
 
 export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
-  const { world, rig } = sandbox;
   const gui = new GUI({ title: 'physik' });
   gui.domElement.style.top = '30px'; // below the status line
+  const settingsNow = () => getSettings(sandbox.world, sandbox.rig);
+  let showing = false; // whether #error holds a message from this panel
+  const fail = (what: string, e: unknown) => {
+    options.showError(`could not set ${what}:\n${e instanceof Error ? e.message : String(e)}`);
+    showing = true;
+  };
+  const ok = () => {
+    if (showing) { options.clearError?.(); showing = false; }
+  };
+  const blur = () => { if (document.activeElement instanceof HTMLElement) document.activeElement.blur(); };
 
-  const state: Record<string, unknown> = { scene: sandbox.sceneName };
-  gui.add(state, 'scene', [...options.sceneNames].sort()).name('scene').onFinishChange((name: string) => {
-    const url = new URL(location.href);
-    url.searchParams.set('scene', name);
-    location.href = url.toString();
+  const state: Record<string, unknown> = {
+    scene: sandbox.sceneName,
+    solver: settingsNow().solver,
+    compare: sandbox.compare?.solver ?? 'none',
+    onion: sandbox.onion,
+    selected: sandbox.selected ?? '(none)',
+  };
+  const controllers: [string, Controller][] = [];
+  const track = (key: string, c: Controller) => (controllers.push([key, c]), c);
+
+  // --- scene
+  const sceneNames = [...options.sceneNames].sort();
+  track('scene', gui.add(state, 'scene', sceneNames).name('scene')).onFinishChange((name: string) => {
+    try {
+      options.openScene(name);
+      ok();
+      options.onLinkChange?.();
+    } catch (e) {
+      fail('scene', e);
+      refresh();
+    }
+  });
+  const fileInput = document.createElement('input');
+  fileInput.type = 'file';
+  fileInput.accept = '.json,application/json';
+  fileInput.hidden = true;
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files?.[0];
+    if (file) void readDroppedFile(file, { onFile: (t, n) => { if (sandbox.openFile(t, n)) options.onLinkChange?.(); }, onError: options.showError });
+    fileInput.value = '';
+  });
+  gui.domElement.append(fileInput);
+
+  // --- solvers
+  track('solver', gui.add(state, 'solver', [...options.solverNames]).name('solver')).onFinishChange((v: string) => {
+    try { sandbox.applySettings({ solver: v }); ok(); } catch (e) { fail('solver', e); }
+    refresh();
+    options.onLinkChange?.();
+  });
+  track('compare', gui.add(state, 'compare', ['none', ...options.solverNames]).name('compare with')).onFinishChange((v: string) => {
+    try { sandbox.setCompare(v === 'none' ? null : v); ok(); } catch (e) { fail('compare', e); }
+    refresh();
+    options.onLinkChange?.();
+  });
+  track('onion', gui.add(state, 'onion', 0, 8, 1).name('onion skins')).onFinishChange((v: number) => {
+    try { sandbox.onion = v; ok(); } catch (e) { fail('onion skins', e); }
+    refresh();
+    options.onLinkChange?.();
   });
 
+  // --- settings
   const settings = gui.addFolder('settings');
-  let showing = false; // whether #error holds a message from this panel
-  const current = getSettings(world, rig);
   for (const { key, label } of fields) {
-    state[key] = current[key];
+    state[key] = settingsNow()[key];
     const choices = settingEnums[key];
-    const c = choices ? settings.add(state, key, [...choices]) : settings.add(state, key);
+    const c = track(key, choices ? settings.add(state, key, [...choices]) : settings.add(state, key));
     c.name(label).onFinishChange((value: unknown) => {
       try {
-        setSettings(world, rig, { [key]: value } as Partial<Settings>);
-        if (showing) { options.clearError?.(); showing = false; }
+        sandbox.applySettings({ [key]: value } as Partial<Settings>);
+        ok();
       } catch (e) {
-        options.showError(`could not set ${label}:\n${e instanceof Error ? e.message : String(e)}`);
-        showing = true;
+        fail(label, e);
       }
       // show what the rig actually has: the new value, or the old one when refused
-      state[key] = getSettings(world, rig)[key];
+      state[key] = settingsNow()[key];
       c.updateDisplay();
     });
   }
 
-  const blur = () => { if (document.activeElement instanceof HTMLElement) document.activeElement.blur(); };
+  // --- control points
+  const points = gui.addFolder('control point');
+  track('selected', points.add(state, 'selected').name('selected').disable());
+  const edits = {
+    toggle() { sandbox.toggleSelected(); blur(); },
+    remove() { sandbox.deleteSelected(); blur(); },
+    undo() { sandbox.undo(); blur(); },
+    redo() { sandbox.redo(); blur(); },
+    open() { fileInput.click(); },
+  };
+  points.add(edits, 'toggle').name('enable / disable (e)');
+  points.add(edits, 'remove').name('delete (Del)');
+  points.add(edits, 'undo').name('undo (Ctrl+Z)');
+  points.add(edits, 'redo').name('redo (Ctrl+Shift+Z)');
+
   const actions = {
     playPause() { sandbox.setPaused(!sandbox.paused); blur(); },
     step() { sandbox.setPaused(true); sandbox.stepOnce(); blur(); },
@@ -81,6 +152,19 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.add(actions, 'playPause').name('play / pause');
   gui.add(actions, 'step').name('single step');
   gui.add(actions, 'reset').name('reset');
+  gui.add(edits, 'open').name('open scene file…');
 
+  /** Show the sandbox's current state in every control. */
+  function refresh(): void {
+    const s = settingsNow();
+    state.scene = sandbox.sceneName;
+    state.solver = s.solver;
+    state.compare = sandbox.compare?.solver ?? 'none';
+    state.onion = sandbox.onion;
+    state.selected = sandbox.selected ?? '(none)';
+    for (const { key } of fields) state[key] = s[key];
+    for (const [, c] of controllers) c.updateDisplay();
+  }
+  sandbox.onChange = refresh;
   return gui;
 }

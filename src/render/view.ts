@@ -4,44 +4,92 @@
  * - Bones: Blender-style octahedra (one shared geometry, one InstancedMesh for the whole
  *   world), instance matrix = translate(head) · rotate(Bone.rot) · scale(length); the bone's
  *   local +Y runs from head to tail. Colour per bone by how far its joint is pressed past its
- *   angular limits: 0 = neutral grey, LIMIT_RED_DEG of excess (or more) = full red.
+ *   angular limits, in the stretched-red / squeezed-blue convention: past a max toward red, below a
+ *   min toward blue; 0 = neutral grey, LIMIT_RED_DEG of excess (or more) = full colour.
  * - Joint spheres at every head and tail (InstancedMesh).
  * - Control points: attachment dot, target handle sphere (orange when active, grey when
  *   inactive, violet for poles) and a line segment for the spring between them.
  * - Each rig's centre of mass (Rig.centreOfMass) with a plumb line to its projection on the floor (y = 0).
  * - Floor grid, hemisphere + directional light, OrbitControls.
+ * - Selected bone (`setSelectedBone`): drawn yellow with an edge outline on top, and at its
+ *   head a gizmo of its angular limits, per enabled axis of the joint frame (x red, y green,
+ *   z blue): a translucent fan from min to max showing where the bone would point when turned
+ *   about that axis alone (twist, y, sweeps the frame's +Z instead, since it does not move the
+ *   bone), and a marker at the current angle (`jointRotationVector`). Geometry in ./limits.ts.
+ * - Ghost (`setGhost`): every rig of a second world (e.g. another solver run side by side)
+ *   as translucent cyan bones and joints; no handles, no centre of mass.
+ * - Onion skins (`setOnionSkins`, `recordOnionPose`, `clearOnion`): the app records the main
+ *   world's bone matrices at a fixed simulated-time interval into a ring of 8 poses; the last
+ *   `count` are drawn as faint bones, fading with age.
+ * - Picking: `pickTarget` (handles) and `pickBone` (closest bone axis to the ray). Handles
+ *   should win over bones, so callers try `pickTarget` first.
  *
  * `update()` only reads the stores and writes into buffers allocated when the view is built
  * (scratch Matrix4/Vector3/Quaternion/Color reused): no allocation per frame. The buffers are
  * sized from the world's rigs at creation; if rigs are added or removed later, the next
- * `update()` rebuilds them once (that frame allocates).
+ * `update()` rebuilds them once (that frame allocates); the same for the ghost world, and the
+ * onion ring is cleared then.
  *
  * Limits: no shadows; no per-bone radius (octahedron width is a fixed fraction of the length,
- * as in Blender); the floor is the plane y = 0 whatever the scene; picking is a ray test against
- * the target handles only (not bones); kinematic-solver rigs are drawn the same way.
+ * as in Blender); the floor is the plane y = 0 whatever the scene; kinematic-solver rigs are
+ * drawn the same way. Bone picking tests the head→tail axis with a tolerance shaped like the
+ * octahedron (0.12 × length at the waist, 0.03 × length at the ends, at least a few pixels), not
+ * the octahedron's faces. The limit gizmo shows each axis alone: for a
+ * joint turned about several axes the bone is not on any one arc, and the twist marker shows
+ * the twist component, not where a point on the bone is. Ghost and onion bones are
+ * transparent without depth sorting between instances (faint overlaps may blend in either
+ * order). The onion ring holds the main world's bones only.
  */
 import {
-  AmbientLight, BufferAttribute, BufferGeometry, Color, DirectionalLight, DynamicDrawUsage,
-  GridHelper, Group, HemisphereLight, InstancedMesh, LineBasicMaterial, LineSegments, Matrix4,
-  MeshBasicMaterial, MeshStandardMaterial, PerspectiveCamera, Quaternion, Ray, Scene,
-  SphereGeometry, Vector2, Vector3, WebGLRenderer, CircleGeometry, Raycaster,
+  AmbientLight, BufferAttribute, BufferGeometry, Color, DirectionalLight, DoubleSide, DynamicDrawUsage,
+  EdgesGeometry, GridHelper, Group, HemisphereLight, InstancedBufferAttribute, InstancedMesh, Line,
+  LineBasicMaterial, LineSegments, Matrix4, Mesh, MeshBasicMaterial, MeshStandardMaterial,
+  PerspectiveCamera, Quaternion, Ray, Scene, SphereGeometry, Vector2, Vector3, WebGLRenderer,
+  CircleGeometry, Raycaster,
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { PhysikWorld } from '../core';
 import { jointRotationVector } from '../../systems/torsionSprings';
+import {
+  LIMIT_ARC_SEGMENTS, jointFrame, limitDirection, limitFanIndex, limitOutlineIndex,
+  raySegmentClosest, writeLimitFan,
+} from './limits';
 
 /** Limit excess (degrees) at which a bone is drawn fully red. */
 export const LIMIT_RED_DEG = 10;
+/** Most onion skins drawn (and poses kept in the ring). */
+export const ONION_MAX = 8;
+/** Opacity of the newest and of the oldest onion skin. */
+const ONION_NEWEST = 0.3, ONION_OLDEST = 0.08;
+/**
+ * Bone picking tolerance around the axis, as a fraction of the bone's length: PICK_FRACTION at
+ * the octahedron's waist, tapering like the octahedron to PICK_END_FRACTION at head and tail (so
+ * a short bone is not hidden behind the fat end of its neighbour), or PICK_PIXELS CSS pixels if larger.
+ */
+const PICK_FRACTION = 0.12, PICK_END_FRACTION = 0.03, PICK_PIXELS = 5;
+/** Limit gizmo radius as a fraction of the selected bone's length. */
+const LIMIT_RADIUS = 0.35;
 
 const NEUTRAL = new Color(0xc9d1dc);
+const SELECTED = new Color(0xffd84a);
 const RED = new Color(0xff2a2a);
+const BLUE = new Color(0x2a7bff);
 const HANDLE_ACTIVE = new Color(0xffa024);
 const HANDLE_INACTIVE = new Color(0x7a7f88);
 const HANDLE_POLE = new Color(0xb070ff);
+const GHOST = 0x5fd4ff;
+const ONION = 0xd8def0;
+/** Limit gizmo colour per joint-frame axis x, y, z. */
+const AXIS_COLOURS = [0xff5a5a, 0x5ee07a, 0x5a9bff] as const;
 const BACKGROUND = 0x24282f;
+/** Overlays (selection outline, limit gizmo) draw after everything else, through it. */
+const OVERLAY_ORDER = 10;
+
+/** Where the octahedron is widest, as a fraction of the bone's length from the head. */
+const OCTAHEDRON_WAIST = 0.1;
 
 /** Blender's bone shape: head at the origin, tail at (0, 1, 0), a square waist at y = 0.1. */
-export function createOctahedronGeometry(width = 0.1, waist = 0.1): BufferGeometry {
+export function createOctahedronGeometry(width = 0.1, waist = OCTAHEDRON_WAIST): BufferGeometry {
   const v = [
     0, 0, 0, // 0 head
     0, 1, 0, // 1 tail
@@ -61,15 +109,28 @@ export function createOctahedronGeometry(width = 0.1, waist = 0.1): BufferGeomet
   return flat;
 }
 
+/** A bone under the pointer: `at` in [0, 1] from head to tail, `point` on the bone's axis (world). */
+export interface BonePick {
+  bone: number;
+  at: number;
+  point: [number, number, number];
+}
+
 export interface View {
   scene: Scene;
   camera: PerspectiveCamera;
   renderer: WebGLRenderer;
   orbit: OrbitControls;
-  /** Read the world and draw one frame (no allocation unless the world's rigs changed). */
+  /** Read the world (and the ghost) and draw one frame (no allocation unless the rigs changed). */
   update(): void;
   /** Control point whose target handle is under the client (CSS pixel) position, or -1. */
   pickTarget(clientX: number, clientY: number): number;
+  /**
+   * Bone of the main world (never the ghost's) whose axis passes closest to the ray through a
+   * client position, the nearest along the ray among those within about 0.12 × length of the
+   * axis (less toward the ends, at least a few pixels); null when none. Handles should win over bones: call `pickTarget` first.
+   */
+  pickBone(clientX: number, clientY: number): BonePick | null;
   /** Client (CSS pixel) position of a world point, written into `out`; false when behind the camera. */
   project(x: number, y: number, z: number, out: { x: number; y: number }): boolean;
   /** Ray from the camera through a client position (shared object: copy what you keep). */
@@ -78,6 +139,16 @@ export interface View {
   frame(): void;
   /** Radius of the target handles of a rig (scene units). */
   handleRadius(rig: number): number;
+  /** Draw every rig of a second world as a translucent ghost over the main one; null = none. */
+  setGhost(ghost: PhysikWorld | null): void;
+  /** Highlight a bone of the main world and draw its joint's angular limits; -1 = none. */
+  setSelectedBone(bone: number): void;
+  /** How many recorded poses to draw as onion skins (0 = off, at most ONION_MAX). */
+  setOnionSkins(count: number): void;
+  /** Snapshot the main world's current bone pose into the onion ring (call at a fixed simulated-time interval). */
+  recordOnionPose(): void;
+  /** Forget the recorded onion poses (e.g. on reset). */
+  clearOnion(): void;
   dispose(): void;
 }
 
@@ -92,9 +163,62 @@ interface Buffers {
   coms: InstancedMesh;
   comShadows: InstancedMesh;
   plumbs: LineSegments;
+  /** Bone entities in drawing order (all rigs), to notice a changed hierarchy. */
+  boneEids: Int32Array;
   /** Control point entity per handle instance. */
   handleCp: Int32Array;
   handleRig: Int32Array;
+}
+
+/** The ghost world's bones and joints. */
+interface GhostBuffers {
+  world: PhysikWorld;
+  bones: InstancedMesh;
+  joints: InstancedMesh;
+  boneEids: Int32Array;
+}
+
+/**
+ * Onion skins: a ring of ONION_MAX poses of the main world's bones, one InstancedMesh per slot
+ * whose instance matrices are a view into `ring` (so recording writes straight into what is
+ * drawn, and only the per-slot opacity changes as poses age).
+ */
+interface Onion {
+  ring: Float32Array;
+  meshes: InstancedMesh[];
+  boneEids: Int32Array;
+  /** Slot the next pose goes into, and how many slots hold a pose. */
+  next: number;
+  filled: number;
+}
+
+/** Limit gizmo of one joint-frame axis: fan and outline share the points; a marker at the current angle. */
+interface AxisGizmo {
+  points: BufferAttribute;
+  fan: Mesh;
+  outline: Line;
+  marker: Line;
+  markerPoints: BufferAttribute;
+  tip: Mesh;
+}
+
+function boneEidsOf(world: PhysikWorld): Int32Array {
+  let n = 0;
+  for (const r of world.physik.rigs) n += r.bones.length;
+  const out = new Int32Array(n);
+  let k = 0;
+  for (const r of world.physik.rigs) for (let i = 0; i < r.bones.length; i++) out[k++] = r.bones[i]!;
+  return out;
+}
+
+/** Whether the world's bones are still `eids`, in order (no allocation). */
+function sameBones(world: PhysikWorld, eids: Int32Array): boolean {
+  let k = 0;
+  for (const r of world.physik.rigs) {
+    if (k + r.bones.length > eids.length) return false;
+    for (let i = 0; i < r.bones.length; i++) if (eids[k++] !== r.bones[i]) return false;
+  }
+  return k === eids.length;
 }
 
 export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View {
@@ -121,6 +245,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   orbit.update();
 
   const boneGeo = createOctahedronGeometry();
+  const boneEdgeGeo = new EdgesGeometry(boneGeo);
   const sphereGeo = new SphereGeometry(1, 16, 12);
   const discGeo = new CircleGeometry(1, 24).rotateX(-Math.PI / 2);
   const boneMat = new MeshStandardMaterial({ color: 0xffffff, flatShading: true, roughness: 0.6, metalness: 0.05 });
@@ -131,9 +256,26 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const shadowMat = new MeshBasicMaterial({ color: 0x4fd1ff, transparent: true, opacity: 0.45, depthWrite: false });
   const springMat = new LineBasicMaterial({ color: 0xffc36a });
   const plumbMat = new LineBasicMaterial({ color: 0x4fd1ff, transparent: true, opacity: 0.6 });
+  const ghostBoneMat = new MeshStandardMaterial({
+    color: GHOST, emissive: 0x0b3444, flatShading: true, roughness: 0.5, transparent: true, opacity: 0.35, depthWrite: false,
+  });
+  const ghostJointMat = new MeshStandardMaterial({ color: GHOST, roughness: 0.5, transparent: true, opacity: 0.45, depthWrite: false });
+  // one material per onion slot: a slot's opacity follows the age of the pose it holds
+  const onionMats: MeshStandardMaterial[] = [];
+  for (let i = 0; i < ONION_MAX; i++) {
+    onionMats.push(new MeshStandardMaterial({ color: ONION, flatShading: true, roughness: 0.7, transparent: true, opacity: ONION_NEWEST, depthWrite: false }));
+  }
+  const selectionMat = new LineBasicMaterial({ color: SELECTED, transparent: true, opacity: 0.95, depthTest: false });
 
   const group = new Group();
   scene.add(group);
+  const ghostGroup = new Group();
+  scene.add(ghostGroup);
+  const onionGroup = new Group();
+  scene.add(onionGroup);
+  const overlay = new Group();
+  overlay.renderOrder = OVERLAY_ORDER;
+  scene.add(overlay);
 
   // scratch (reused every frame)
   const m = new Matrix4();
@@ -142,20 +284,28 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const s = new Vector3();
   const c = new Color();
   const phi = new Float64Array(3);
+  const frameQ = new Float64Array(4);
+  const dir = new Float64Array(3);
+  const closest = new Float64Array(3);
   const ndc = new Vector2();
   const raycaster = new Raycaster();
   const toPoint = new Vector3();
   const lastSize = new Vector2(-1, -1);
 
   let buf: Buffers | undefined;
+  let ghost: GhostBuffers | undefined;
+  let ghostWorld: PhysikWorld | null = null;
+  let onion: Onion | undefined;
+  let onionCount = 0;
+  let selectedBone = -1;
 
-  function instanced(geo: BufferGeometry, mat: MeshStandardMaterial | MeshBasicMaterial, n: number, colours: boolean): InstancedMesh {
+  function instanced(geo: BufferGeometry, mat: MeshStandardMaterial | MeshBasicMaterial, n: number, colours: boolean, parent: Group = group): InstancedMesh {
     const mesh = new InstancedMesh(geo, mat, Math.max(1, n));
     mesh.count = n;
     mesh.instanceMatrix.setUsage(DynamicDrawUsage);
     mesh.frustumCulled = false; // bounds move every frame
     if (colours) for (let i = 0; i < Math.max(1, n); i++) mesh.setColorAt(i, NEUTRAL);
-    group.add(mesh);
+    parent.add(mesh);
     return mesh;
   }
 
@@ -170,6 +320,105 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     group.add(l);
     return l;
   }
+
+  // ---------- selection outline and limit gizmo (built once, shown for the selected bone) ----------
+
+  const selectionOutline = new LineSegments(boneEdgeGeo, selectionMat);
+  selectionOutline.renderOrder = OVERLAY_ORDER;
+  selectionOutline.frustumCulled = false;
+  selectionOutline.visible = false;
+  overlay.add(selectionOutline);
+
+  const fanIndex = new BufferAttribute(limitFanIndex(LIMIT_ARC_SEGMENTS), 1);
+  const outlineIndex = new BufferAttribute(limitOutlineIndex(LIMIT_ARC_SEGMENTS), 1);
+  const gizmoGeos: BufferGeometry[] = [];
+  const gizmoMats: (MeshBasicMaterial | LineBasicMaterial)[] = [];
+  const axisGizmos: AxisGizmo[] = [];
+  for (let a = 0; a < 3; a++) {
+    const colour = AXIS_COLOURS[a]!;
+    const points = new BufferAttribute(new Float32Array((LIMIT_ARC_SEGMENTS + 2) * 3), 3);
+    points.setUsage(DynamicDrawUsage);
+    const fanGeo = new BufferGeometry();
+    fanGeo.setAttribute('position', points);
+    fanGeo.setIndex(fanIndex);
+    const outlineGeo = new BufferGeometry();
+    outlineGeo.setAttribute('position', points);
+    outlineGeo.setIndex(outlineIndex);
+    const markerPoints = new BufferAttribute(new Float32Array(6), 3);
+    markerPoints.setUsage(DynamicDrawUsage);
+    const markerGeo = new BufferGeometry();
+    markerGeo.setAttribute('position', markerPoints);
+    const fanMat = new MeshBasicMaterial({ color: colour, transparent: true, opacity: 0.2, side: DoubleSide, depthWrite: false, depthTest: false });
+    const lineMat = new LineBasicMaterial({ color: colour, transparent: true, opacity: 0.85, depthTest: false });
+    const tipMat = new MeshBasicMaterial({ color: colour, depthTest: false });
+    gizmoGeos.push(fanGeo, outlineGeo, markerGeo);
+    gizmoMats.push(fanMat, lineMat, tipMat);
+    const fan = new Mesh(fanGeo, fanMat);
+    const outline = new Line(outlineGeo, lineMat);
+    const marker = new Line(markerGeo, lineMat);
+    const tip = new Mesh(sphereGeo, tipMat);
+    for (const o of [fan, outline, marker, tip]) {
+      o.renderOrder = OVERLAY_ORDER;
+      o.frustumCulled = false;
+      o.visible = false;
+      overlay.add(o);
+    }
+    axisGizmos.push({ points, fan, outline, marker, markerPoints, tip });
+  }
+
+  function hideLimitGizmo(): void {
+    for (let a = 0; a < 3; a++) {
+      const g = axisGizmos[a]!;
+      g.fan.visible = g.outline.visible = g.marker.visible = g.tip.visible = false;
+    }
+  }
+
+  /** Selection outline and limit gizmo of the selected bone (hidden when it is not in the world). */
+  function writeSelection(): void {
+    const { Bone, AngularLimit } = world.physik;
+    const b = selectedBone;
+    let found = false;
+    if (b >= 0) for (const r of world.physik.rigs) if (r.bones.includes(b)) { found = true; break; }
+    if (!found) {
+      selectionOutline.visible = false;
+      hideLimitGizmo();
+      return;
+    }
+    const b3 = b * 3, b4 = b * 4;
+    const len = Bone.length[b]!;
+    const hx = Bone.head[b3]!, hy = Bone.head[b3 + 1]!, hz = Bone.head[b3 + 2]!;
+    selectionOutline.visible = true;
+    selectionOutline.position.set(hx, hy, hz);
+    selectionOutline.quaternion.set(Bone.rot[b4]!, Bone.rot[b4 + 1]!, Bone.rot[b4 + 2]!, Bone.rot[b4 + 3]!);
+    selectionOutline.scale.set(len, len, len);
+
+    const parent = Bone.parent[b]!;
+    if (parent < 0) { hideLimitGizmo(); return; }
+    jointFrame(frameQ, 0, Bone.rot, Bone.restLocal, parent, b);
+    jointRotationVector(world, b, phi);
+    const radius = LIMIT_RADIUS * len;
+    const tipR = Math.max(0.003, 0.03 * len);
+    for (let a = 0; a < 3; a++) {
+      const g = axisGizmos[a]!;
+      const lo = AngularLimit.min[b3 + a]!, hi = AngularLimit.max[b3 + a]!;
+      const show = AngularLimit.enabled[b3 + a] === 1 && lo <= hi;
+      g.fan.visible = g.outline.visible = g.marker.visible = g.tip.visible = show;
+      if (!show) continue;
+      writeLimitFan(g.points.array as Float32Array, 0, frameQ, 0, hx, hy, hz, a, lo, hi, radius, LIMIT_ARC_SEGMENTS);
+      g.points.needsUpdate = true;
+      // the marker reaches a little past the arc so it reads when it sits on an edge
+      limitDirection(dir, 0, frameQ, 0, a, phi[a]!);
+      const r = radius * 1.2;
+      const mp = g.markerPoints.array as Float32Array;
+      mp[0] = hx; mp[1] = hy; mp[2] = hz;
+      mp[3] = hx + r * dir[0]!; mp[4] = hy + r * dir[1]!; mp[5] = hz + r * dir[2]!;
+      g.markerPoints.needsUpdate = true;
+      g.tip.position.set(mp[3]!, mp[4]!, mp[5]!);
+      g.tip.scale.set(tipR, tipR, tipR);
+    }
+  }
+
+  // ---------- main world ----------
 
   function disposeBuffers(): void {
     if (!buf) return;
@@ -203,6 +452,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       bones, joints, dots, handles, coms, comShadows,
       springs: lines(nc, springMat),
       plumbs: lines(rigs.length, plumbMat),
+      boneEids: boneEidsOf(world),
       handleCp,
       handleRig,
     };
@@ -238,17 +488,20 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
         m.compose(p, q, s);
         b.bones.setMatrixAt(bi, m);
         // limit excess of the joint at the head (the root has no parent: neutral)
-        let over = 0;
+        let over = 0, under = 0; // past max (stretched: red) and below min (squeezed: blue)
         if (Bone.parent[e]! >= 0 && (AngularLimit.enabled[e3] || AngularLimit.enabled[e3 + 1] || AngularLimit.enabled[e3 + 2])) {
           jointRotationVector(world, e, phi);
           for (let a = 0; a < 3; a++) {
             if (!AngularLimit.enabled[e3 + a]) continue;
             const t = phi[a]!;
-            const o = Math.max(t - AngularLimit.max[e3 + a]!, AngularLimit.min[e3 + a]! - t, 0);
+            const o = t - AngularLimit.max[e3 + a]!, u = AngularLimit.min[e3 + a]! - t;
             if (o > over) over = o;
+            if (u > under) under = u;
           }
         }
-        c.copy(NEUTRAL).lerp(RED, Math.min(1, (over * 180) / Math.PI / LIMIT_RED_DEG));
+        c.copy(e === selectedBone ? SELECTED : NEUTRAL);
+        if (over >= under) c.lerp(RED, Math.min(1, (over * 180) / Math.PI / LIMIT_RED_DEG));
+        else c.lerp(BLUE, Math.min(1, (under * 180) / Math.PI / LIMIT_RED_DEG));
         b.bones.setColorAt(bi, c);
         bi++;
         s.set(jointR, jointR, jointR);
@@ -306,23 +559,154 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   function current(): Buffers {
     if (buf && sameTopology(buf)) return buf;
     buf = build();
+    // the onion ring only cares about the bones: a new control point keeps it
+    if (!onion || !sameBones(world, onion.boneEids)) buildOnion(buf.boneEids);
     return buf;
   }
 
   function sameTopology(b: Buffers): boolean {
     const rigs = world.physik.rigs;
     if (b.coms.count !== rigs.length) return false;
-    let nb = 0, nc = 0;
-    for (const r of rigs) { nb += r.bones.length; nc += r.controlPoints.length; }
-    if (nb !== b.bones.count || nc !== b.handles.count) return false;
+    let nc = 0;
+    for (const r of rigs) nc += r.controlPoints.length;
+    if (nc !== b.handles.count || !sameBones(world, b.boneEids)) return false;
     let k = 0;
     for (const r of rigs) for (const cp of r.controlPoints) if (b.handleCp[k++] !== cp) return false;
     return true;
   }
 
+  // ---------- ghost world ----------
+
+  function disposeGhost(): void {
+    if (!ghost) return;
+    for (const o of [ghost.bones, ghost.joints]) {
+      ghostGroup.remove(o);
+      o.dispose();
+    }
+    ghost = undefined;
+  }
+
+  function ghostBuffers(w: PhysikWorld): GhostBuffers {
+    if (ghost && ghost.world === w && sameBones(w, ghost.boneEids)) return ghost;
+    disposeGhost();
+    const boneEids = boneEidsOf(w);
+    ghost = {
+      world: w,
+      bones: instanced(boneGeo, ghostBoneMat, boneEids.length, false, ghostGroup),
+      joints: instanced(sphereGeo, ghostJointMat, boneEids.length * 2, false, ghostGroup),
+      boneEids,
+    };
+    return ghost;
+  }
+
+  function writeGhost(g: GhostBuffers): void {
+    const { Bone, Rig } = g.world.physik;
+    let bi = 0, ji = 0;
+    for (const rig of g.world.physik.rigs) {
+      const jointR = Math.max(0.006, Rig.height[rig.eid]! * 0.008);
+      for (let i = 0; i < rig.bones.length; i++) {
+        const e = rig.bones[i]!;
+        const e3 = e * 3, e4 = e * 4;
+        const len = Bone.length[e]!;
+        p.set(Bone.head[e3]!, Bone.head[e3 + 1]!, Bone.head[e3 + 2]!);
+        q.set(Bone.rot[e4]!, Bone.rot[e4 + 1]!, Bone.rot[e4 + 2]!, Bone.rot[e4 + 3]!);
+        s.set(len, len, len);
+        m.compose(p, q, s);
+        g.bones.setMatrixAt(bi++, m);
+        s.set(jointR, jointR, jointR);
+        q.identity();
+        m.compose(p, q, s);
+        g.joints.setMatrixAt(ji++, m);
+        p.set(Bone.tail[e3]!, Bone.tail[e3 + 1]!, Bone.tail[e3 + 2]!);
+        m.compose(p, q, s);
+        g.joints.setMatrixAt(ji++, m);
+      }
+    }
+    g.bones.instanceMatrix.needsUpdate = true;
+    g.joints.instanceMatrix.needsUpdate = true;
+  }
+
+  // ---------- onion skins ----------
+
+  function disposeOnion(): void {
+    if (!onion) return;
+    for (const o of onion.meshes) {
+      onionGroup.remove(o);
+      o.dispose();
+    }
+    onion = undefined;
+  }
+
+  function buildOnion(boneEids: Int32Array): void {
+    disposeOnion();
+    const n = boneEids.length, slot = Math.max(1, n) * 16;
+    const ring = new Float32Array(ONION_MAX * slot);
+    const meshes: InstancedMesh[] = [];
+    for (let i = 0; i < ONION_MAX; i++) {
+      const mesh = new InstancedMesh(boneGeo, onionMats[i]!, Math.max(1, n));
+      mesh.instanceMatrix = new InstancedBufferAttribute(ring.subarray(i * slot, (i + 1) * slot), 16);
+      mesh.instanceMatrix.setUsage(DynamicDrawUsage);
+      mesh.count = n;
+      mesh.frustumCulled = false;
+      mesh.visible = false;
+      onionGroup.add(mesh);
+      meshes.push(mesh);
+    }
+    onion = { ring, meshes, boneEids: boneEids.slice(), next: 0, filled: 0 };
+  }
+
+  function recordOnionPose(): void {
+    current(); // rebuilds (and clears) the ring if the bones changed
+    const o = onion;
+    if (!o) return;
+    const { Bone } = world.physik;
+    const mesh = o.meshes[o.next]!;
+    let bi = 0;
+    for (const rig of world.physik.rigs) {
+      for (let i = 0; i < rig.bones.length; i++) {
+        const e = rig.bones[i]!;
+        const e3 = e * 3, e4 = e * 4;
+        const len = Bone.length[e]!;
+        p.set(Bone.head[e3]!, Bone.head[e3 + 1]!, Bone.head[e3 + 2]!);
+        q.set(Bone.rot[e4]!, Bone.rot[e4 + 1]!, Bone.rot[e4 + 2]!, Bone.rot[e4 + 3]!);
+        s.set(len, len, len);
+        m.compose(p, q, s);
+        mesh.setMatrixAt(bi++, m);
+      }
+    }
+    mesh.instanceMatrix.needsUpdate = true;
+    o.next = (o.next + 1) % ONION_MAX;
+    if (o.filled < ONION_MAX) o.filled++;
+  }
+
+  function clearOnion(): void {
+    if (!onion) return;
+    onion.next = 0;
+    onion.filled = 0;
+    for (const mesh of onion.meshes) mesh.visible = false;
+  }
+
+  /** Show the newest `onionCount` poses, opacity fading with age (age 0 = newest). */
+  function writeOnion(): void {
+    if (!onion) return;
+    const shown = Math.min(onionCount, onion.filled);
+    for (let i = 0; i < ONION_MAX; i++) {
+      const age = (onion.next - 1 - i + 2 * ONION_MAX) % ONION_MAX;
+      const mesh = onion.meshes[i]!;
+      mesh.visible = age < shown;
+      if (!mesh.visible) continue;
+      onionMats[i]!.opacity = shown <= 1 ? ONION_NEWEST : ONION_NEWEST + ((ONION_OLDEST - ONION_NEWEST) * age) / (shown - 1);
+    }
+  }
+
+  // ---------- frame ----------
+
   function update(): void {
     resize();
     writeBuffers(current());
+    if (ghostWorld) writeGhost(ghostBuffers(ghostWorld));
+    writeOnion();
+    writeSelection();
     orbit.update();
     renderer.render(scene, camera);
   }
@@ -349,6 +733,41 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       if (t > 0 && t < bestT) { bestT = t; best = cp; }
     }
     return best;
+  }
+
+  function pickBone(clientX: number, clientY: number): BonePick | null {
+    const ray = rayAt(clientX, clientY);
+    const { Bone } = world.physik;
+    const o = ray.origin, d = ray.direction;
+    // world size of one CSS pixel at distance t along the ray is t × pixelAngle
+    const height = canvas.getBoundingClientRect().height || 1;
+    const pixelAngle = (2 * Math.tan((camera.fov * Math.PI) / 360)) / (height * camera.zoom);
+    let best = -1, bestT = Infinity, bestD = Infinity, bestTol = 0, bestS = 0;
+    for (const rig of world.physik.rigs) {
+      for (let i = 0; i < rig.bones.length; i++) {
+        const e = rig.bones[i]!, e3 = e * 3;
+        raySegmentClosest(o.x, o.y, o.z, d.x, d.y, d.z,
+          Bone.head[e3]!, Bone.head[e3 + 1]!, Bone.head[e3 + 2]!,
+          Bone.tail[e3]!, Bone.tail[e3 + 1]!, Bone.tail[e3 + 2]!, closest);
+        const dist = Math.sqrt(closest[0]!), t = closest[1]!;
+        if (t <= 0) continue;
+        const at = closest[2]!;
+        const taper = at < OCTAHEDRON_WAIST ? at / OCTAHEDRON_WAIST : (1 - at) / (1 - OCTAHEDRON_WAIST);
+        const fraction = PICK_END_FRACTION + (PICK_FRACTION - PICK_END_FRACTION) * taper;
+        const tol = Math.max(fraction * Bone.length[e]!, PICK_PIXELS * pixelAngle * t);
+        if (dist > tol) continue;
+        // nearest along the ray; bones meeting at a joint tie in depth, so there the closer axis wins
+        const slack = 0.5 * Math.max(tol, bestTol);
+        if (best < 0 || t < bestT - slack || (t <= bestT + slack && dist / tol < bestD)) {
+          best = e; bestT = t; bestD = dist / tol; bestTol = tol; bestS = at;
+        }
+      }
+    }
+    if (best < 0) return null;
+    const b3 = best * 3;
+    const point: [number, number, number] = [0, 0, 0];
+    for (let k = 0; k < 3; k++) point[k] = Bone.head[b3 + k]! + bestS * (Bone.tail[b3 + k]! - Bone.head[b3 + k]!);
+    return { bone: best, at: bestS, point };
   }
 
   function project(x: number, y: number, z: number, out: { x: number; y: number }): boolean {
@@ -382,17 +801,37 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     orbit.update();
   }
 
+  function setGhost(w: PhysikWorld | null): void {
+    ghostWorld = w;
+    if (!w) disposeGhost();
+  }
+
+  function setSelectedBone(bone: number): void {
+    selectedBone = Number.isInteger(bone) && bone >= 0 ? bone : -1;
+  }
+
+  function setOnionSkins(count: number): void {
+    onionCount = Math.max(0, Math.min(ONION_MAX, Math.floor(count) || 0));
+  }
+
   function dispose(): void {
     disposeBuffers();
+    disposeGhost();
+    disposeOnion();
     orbit.dispose();
-    for (const g of [boneGeo, sphereGeo, discGeo]) g.dispose();
-    for (const mt of [boneMat, jointMat, dotMat, handleMat, comMat, shadowMat, springMat, plumbMat]) mt.dispose();
+    for (const g of [boneGeo, boneEdgeGeo, sphereGeo, discGeo, ...gizmoGeos]) g.dispose();
+    for (const mt of [boneMat, jointMat, dotMat, handleMat, comMat, shadowMat, springMat, plumbMat,
+      ghostBoneMat, ghostJointMat, selectionMat, ...onionMats, ...gizmoMats]) mt.dispose();
     grid.geometry.dispose();
     (grid.material as LineBasicMaterial).dispose();
     renderer.dispose();
   }
 
   buf = build();
+  buildOnion(buf.boneEids);
   frame();
-  return { scene, camera, renderer, orbit, update, pickTarget, project, rayAt, frame, handleRadius, dispose };
+  return {
+    scene, camera, renderer, orbit, update, pickTarget, pickBone, project, rayAt, frame, handleRadius,
+    setGhost, setSelectedBone, setOnionSkins, recordOnionPose, clearOnion, dispose,
+  };
 }

@@ -1,35 +1,31 @@
 /**
- * The browser tests' shared setup: a Vite dev server started in-process on a free port and
- * Debian's Chromium (playwright-core, WebGL through SwiftShader). `useSandbox()` registers the
- * start and stop hooks and returns `open(query)`, which opens the sandbox page and (unless
- * told not to) waits until it has rendered a few frames, collecting console and page errors.
+ * The browser tests' shared setup. The sandbox is the production build, made and served once
+ * per run by global-setup.ts (Vite `build()` into a temporary directory, then `preview()` on
+ * 127.0.0.1 at a free port); its address arrives through `inject('baseUrl')`. Each test file
+ * launches Debian's Chromium (playwright-core, WebGL through SwiftShader). `useSandbox()`
+ * registers the start and stop hooks and returns `open(query)`, which opens the sandbox page
+ * and (unless told not to) waits until it has rendered a few frames, collecting console and
+ * page errors. `saveShot(page, name)` keeps a full-page screenshot in test-results/e2e/.
  */
-import { afterAll, beforeAll } from 'vitest';
-import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { AddressInfo } from 'node:net';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Screenshots written by `saveShot` (global-setup.ts empties it at the start of a run). */
+export const shotDir = join(root, 'test-results', 'e2e');
 
 export interface Opened { page: Page; errors: string[] }
 
 export function useSandbox(): (query?: string, options?: { waitForFrames?: boolean }) => Promise<Opened> {
-  let server: ViteDevServer;
   let browser: Browser;
-  let base: string;
+  const base = inject('baseUrl');
+  if (!base) throw new Error('no baseUrl: run the browser tests with `npm run test:e2e` (vitest.e2e.config.ts has the globalSetup)');
 
   beforeAll(async () => {
-    server = await createServer({
-      root,
-      configFile: `${root}/vite.config.ts`,
-      logLevel: 'warn',
-      server: { port: 0, strictPort: false, host: '127.0.0.1', hmr: false, watch: null },
-    });
-    await server.listen();
-    const port = (server.httpServer!.address() as AddressInfo).port;
-    base = `http://127.0.0.1:${port}/`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--enable-unsafe-swiftshader', '--disable-background-networking',
@@ -39,7 +35,6 @@ export function useSandbox(): (query?: string, options?: { waitForFrames?: boole
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
   });
 
   return async (query = '', { waitForFrames = true } = {}) => {
@@ -51,4 +46,14 @@ export function useSandbox(): (query?: string, options?: { waitForFrames?: boole
     if (waitForFrames) await page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
     return { page, errors };
   };
+}
+
+/**
+ * A full-page PNG screenshot of `page`, written to test-results/e2e/<name>.png (characters
+ * other than letters, digits, '.', '_' and '-' in `name` become '-') and returned.
+ */
+export async function saveShot(page: Page, name: string): Promise<Buffer> {
+  await mkdir(shotDir, { recursive: true });
+  const file = join(shotDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  return page.screenshot({ type: 'png', fullPage: true, path: file });
 }

@@ -1,0 +1,57 @@
+/**
+ * Deep links: the page's address says what it shows, `?scene=humanoid&solver=ccd&compare=fabrik&onion=4`.
+ * `readDeepLink` parses a query (unknown values are reported, never applied); `writeDeepLink`
+ * puts the sandbox's current choices back in the address bar without reloading.
+ */
+import { getSettings } from '../core';
+import { settingEnums } from '../core/settings';
+import type { Sandbox } from './main';
+
+/** Every solver name the settings accept (PhysIK first). */
+export const solverNames: readonly string[] = settingEnums.solver!;
+
+export interface SandboxOptions {
+  /** Solver of the main rig (default: the scene's). */
+  solver?: string;
+  /** Second solver drawn as a ghost (default: none). */
+  compare?: string;
+  /** Onion-skin ghosts shown (0-8, default 0). */
+  onion?: number;
+}
+
+/** Keep the address bar a deep link to what is shown. */
+export function writeDeepLink(s: Sandbox): void {
+  const url = new URL(location.href);
+  url.searchParams.set('scene', s.sceneName);
+  url.searchParams.set('solver', getSettings(s.world, s.rig).solver);
+  if (s.compare) url.searchParams.set('compare', s.compare.solver);
+  else url.searchParams.delete('compare');
+  if (s.onion > 0) url.searchParams.set('onion', String(s.onion));
+  else url.searchParams.delete('onion');
+  history.replaceState(null, '', url);
+}
+
+/** The page's query: scene, solver, compare, onion. Unknown values are reported, not applied. */
+export function readDeepLink(search: string): { scene: string; options: SandboxOptions; problems: string[] } {
+  const q = new URLSearchParams(search);
+  const problems: string[] = [];
+  const options: SandboxOptions = {};
+  const solver = q.get('solver');
+  if (solver) {
+    if (solverNames.includes(solver)) options.solver = solver;
+    else problems.push(`?solver=${solver}: unknown solver (have: ${solverNames.join(', ')})`);
+  }
+  const cmp = q.get('compare');
+  if (cmp && cmp !== 'none') {
+    if (solverNames.includes(cmp)) options.compare = cmp;
+    else problems.push(`?compare=${cmp}: unknown solver (have: ${solverNames.join(', ')})`);
+  }
+  const onion = q.get('onion');
+  if (onion !== null) {
+    const n = Number(onion);
+    if (Number.isInteger(n) && n >= 0 && n <= 8) options.onion = n;
+    else problems.push(`?onion=${onion}: expected a whole number from 0 to 8`);
+  }
+  return { scene: q.get('scene') || 'humanoid', options, problems };
+}
+

@@ -1,0 +1,168 @@
+/**
+ * Direct manipulation in headless Chromium with real mouse and keyboard input (setup in
+ * harness.ts): grabbing a bone makes a temporary control point that goes on release (or stays
+ * as a pin with Shift held), a click pins a bone, `e` and Delete act on the selected point,
+ * Ctrl+Z / Ctrl+Shift+Z undo and redo every edit including handle drags, and a scene file
+ * dropped on the page replaces the rig while a bad one shows an error.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useSandbox, saveShot } from './harness';
+
+const open = useSandbox();
+
+type Vec = [number, number, number];
+const dist = (a: Vec, b: Vec) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+const names = (page: Page) => page.evaluate(() => Object.keys(window.__physik!.controlPoints).sort());
+const labels = (page: Page) => page.evaluate(() => ({ undo: [...window.__physik!.history.undoLabels], redo: [...window.__physik!.history.redoLabels] }));
+const bonePoint = (page: Page, bone: string, at: number) =>
+  page.evaluate(([b, t]) => {
+    const p = window.physik!.pose()[b as string]!;
+    return p.head.map((h, i) => h + (t as number) * (p.tail[i]! - h)) as [number, number, number];
+  }, [bone, at] as const);
+const screenOfBone = async (page: Page, bone: string, at: number) => {
+  const p = await page.evaluate(([b, t]) => window.__physik!.screenOfBone(b as string, t as number), [bone, at] as const);
+  expect(p).not.toBeNull();
+  return p!;
+};
+const targetOf = (page: Page, name: string) =>
+  page.evaluate((n) => {
+    const s = window.__physik!;
+    const cp = s.controlPoints[n]!;
+    const t = s.world.physik.ControlPoint.target;
+    return [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!] as [number, number, number];
+  }, name);
+const settle = (page: Page, steps: number) =>
+  page.evaluate((n) => window.__physik!.stepsTaken + n, steps).then((until) =>
+    page.waitForFunction((u) => window.__physik!.stepsTaken > u, until, { timeout: 60_000 }));
+
+describe('direct manipulation (headless Chromium)', () => {
+  it('grabbing a bone pulls it with a temporary control point, removed on release', async () => {
+    const { page, errors } = await open();
+    await settle(page, 120); // the scripted reach has played out
+    const p = await screenOfBone(page, 'forearm.L', 0.5);
+    const before = await bonePoint(page, 'forearm.L', 0.5);
+    await page.mouse.move(p.x, p.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(p.x + 6 * i, p.y - 5 * i);
+    expect(await page.evaluate(() => window.__physik!.grabber.grabbing)).toBe('pin1');
+    expect(await names(page)).toContain('pin1');
+    await settle(page, 40); // hold the grab while the body follows
+    const during = await bonePoint(page, 'forearm.L', 0.5);
+    await saveShot(page, 'grab-forearm');
+    await page.mouse.up();
+    expect(dist(before, during)).toBeGreaterThan(0.05);
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
+    expect((await labels(page)).undo).toEqual([]); // a plain grab leaves nothing to undo
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('Shift on release keeps the grab as a pin; undo removes it, redo puts it back', async () => {
+    const { page, errors } = await open();
+    await settle(page, 60);
+    const p = await screenOfBone(page, 'shin.L', 0.5);
+    await page.mouse.move(p.x, p.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 8; i++) await page.mouse.move(p.x + 5 * i, p.y - 4 * i);
+    await page.keyboard.down('Shift');
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR', 'pin1']);
+    const pinned = await targetOf(page, 'pin1');
+    expect(await labels(page)).toEqual({ undo: ['add pin1'], redo: [] });
+    expect(await page.evaluate(() => window.__physik!.selected)).toBe('pin1');
+    await page.keyboard.press('Control+z');
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
+    await page.keyboard.press('Control+Shift+z');
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR', 'pin1']);
+    expect(await targetOf(page, 'pin1')).toEqual(pinned);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a click pins a bone where clicked; e disables it, Delete removes it, undo steps back through both', async () => {
+    const { page, errors } = await open();
+    await settle(page, 60);
+    await page.keyboard.press(' '); // paused: the click point stays put
+    const p = await screenOfBone(page, 'upperArm.L', 0.5);
+    const at = await bonePoint(page, 'upperArm.L', 0.5);
+    await page.mouse.click(p.x, p.y);
+    expect(await names(page)).toContain('pin1');
+    expect(dist(await targetOf(page, 'pin1'), at)).toBeLessThan(0.03); // on the bone, where clicked
+    const active = () => page.evaluate(() => window.__physik!.world.physik.ControlPoint.active[window.__physik!.controlPoints.pin1!]);
+    expect(await active()).toBe(1);
+    await page.keyboard.press('e');
+    expect(await active()).toBe(0);
+    await page.keyboard.press('Delete');
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
+    expect((await labels(page)).undo).toEqual(['add pin1', 'disable pin1', 'delete pin1']);
+    await page.keyboard.press('Control+z'); // back, still disabled
+    expect(await names(page)).toContain('pin1');
+    expect(await active()).toBe(0);
+    await page.keyboard.press('Control+z');
+    expect(await active()).toBe(1);
+    await page.keyboard.press('Control+z');
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
+    expect((await labels(page)).redo).toEqual(['delete pin1', 'disable pin1', 'add pin1']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a handle drag is undoable: Ctrl+Z puts the target back, Ctrl+Y moves it again', async () => {
+    const { page, errors } = await open();
+    await settle(page, 60);
+    const t0 = await targetOf(page, 'handR');
+    const at = (await page.evaluate(() => window.__physik!.screenOf('handR')))!;
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 6; i++) await page.mouse.move(at.x - 10 * i, at.y + 8 * i);
+    await page.mouse.up();
+    const t1 = await targetOf(page, 'handR');
+    expect(dist(t0, t1)).toBeGreaterThan(0.05);
+    expect((await labels(page)).undo).toEqual(['move handR']);
+    await page.keyboard.press('Control+z');
+    expect(await targetOf(page, 'handR')).toEqual(t0);
+    await page.keyboard.press('Control+y');
+    expect(await targetOf(page, 'handR')).toEqual(t1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a scene file dropped on the page replaces the rig; a file that is not a scene shows an error', async () => {
+    const { page, errors } = await open();
+    const drop = (name: string, text: string) =>
+      page.evaluate(([n, t]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([t as string], n as string, { type: 'application/json' }));
+        window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
+        window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+      }, [name, text] as const);
+    const scene = {
+      name: 'two links',
+      rig: { name: 'stick', root: 'pinned', bones: [
+        { name: 'a', parent: null, direction: [0, 1, 0], length: 0.5, head: [0, 1, 0] },
+        { name: 'b', parent: 'a', direction: [0, 1, 0], length: 0.5 },
+      ] },
+      controlPoints: [{ name: 'tip', bone: 'b', target: [0.4, 1.6, 0] }],
+    };
+    await drop('stick.json', JSON.stringify(scene));
+    await page.waitForFunction(() => window.__physik!.sceneName === 'stick', undefined, { timeout: 10_000 });
+    expect(Object.keys(await page.evaluate(() => window.__physik!.bones))).toEqual(['a', 'b']);
+    await settle(page, 200);
+    const tip = (await page.evaluate(() => window.physik!.pose().b!.tail)) as Vec;
+    expect(dist(tip, [0.4, 1.6, 0])).toBeLessThan(0.05);
+    // a bad file: a message naming the file and the problem, the stick stays
+    await drop('notes.txt', 'just some words');
+    const el = page.locator('#error');
+    await el.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await el.textContent()).toMatch(/notes\.txt/);
+    await drop('broken.json', JSON.stringify({ ...scene, rig: { ...scene.rig, bones: [{ ...scene.rig.bones[0], length: -1 }] } }));
+    await page.waitForFunction(() => /length/.test(document.getElementById('error')!.textContent ?? ''), undefined, { timeout: 10_000 });
+    expect(await el.textContent()).toMatch(/broken\.json: rig\.bones\[0\]\.length/);
+    expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('stick');
+    await settle(page, 10);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
