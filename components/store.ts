@@ -28,6 +28,11 @@ export function createStore<L extends Layout>(layout: L, capacity: number): Stor
   return store as Store<L>;
 }
 
+/** The field layout a store was created with; undefined for an object that is not a store. */
+export function storeLayout(store: object): Layout | undefined {
+  return layoutOf.get(store);
+}
+
 /** Grow the store in place (same object, new arrays) so that `eid` fits. */
 export function ensureCapacity(store: object, eid: number): void {
   const capacity = capacityOf.get(store)!;

@@ -34,6 +34,10 @@ import { createHistory, type History } from './history';
 import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
 import { createComparison, type Comparison } from './compare';
 import { installFileDrop } from './drop';
+import { createRecordingControls, type RecordingControls } from './recording';
+import { createTimeline, type Timeline } from '../hud/timeline';
+import { importBvh } from '../io/bvhImport';
+import { importGltf } from '../io/gltfImport';
 import { createHud, type Hud } from '../hud/overlay';
 import type GUI from 'lil-gui';
 import { createPanel } from './panel';
@@ -89,8 +93,20 @@ export interface Sandbox {
   setCompare(solver: string | null): void;
   /** Replace the rig with a scene's (the page's history and plots start over). */
   loadScene(scene: Scene, name: string): void;
-  /** Open a scene file's text (a drop or the panel's button); false, with the error shown, when refused. */
-  openFile(text: string, fileName: string): boolean;
+  /**
+   * Open a file (a drop or the panel's button): a scene .json, or a rig from .glb/.gltf/.bvh
+   * (imported with two control points at its longest chains' ends). False, with the error
+   * shown, when refused; the current rig then stays.
+   */
+  openFile(data: string | ArrayBuffer, fileName: string): Promise<boolean>;
+  /** Record/stop, playback, scrubbing, resume and export. */
+  recorder: RecordingControls;
+  /** The pixi.js timeline strip, once it has started. */
+  readonly timeline: Timeline | null;
+  /** Notes of the last import (unnamed joints named, connector bones added, ...). */
+  readonly importNotes: string[];
+  /** Move a control point's target (undoable, like a drag); throws for an unknown name or a non-finite target. */
+  moveTarget(name: string, to: [number, number, number]): void;
   /** Name of the selected control point, or null. */
   readonly selected: string | null;
   select(name: string | null): void;
@@ -198,6 +214,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let compare: Comparison | null = null;
   let mainMs = 0, ghostMs = 0;
   let onion = 0;
+  let importNotes: string[] = [];
+  let timeline: Timeline | null = null;
   // the overlay draws on its own canvas over the three.js one (one WebGL context each)
   let hud: Hud | null = null;
   createHud(canvas.parentElement ?? document.body, { dt: scene.settings.dt }).then((h) => {
@@ -213,6 +231,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     mainMs = smooth(mainMs, ms);
     if (compare) ghostMs = smooth(ghostMs, compare.step());
     stepsTaken++;
+    sandbox.recorder.afterStep();
     const dt = getSettings(world, rig).dt;
     const n = world.physik.Rig.step[rig]!;
     hud?.sample(world, rig, n * dt, ms);
@@ -258,9 +277,11 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       while (acc >= dt && n < MAX_STEPS_PER_FRAME) { stepOnce(); acc -= dt; n++; }
       if (n === MAX_STEPS_PER_FRAME) acc = 0;
     }
+    sandbox.recorder.advance(frameSeconds);
     dragger.sync();
     view.update();
     hud?.draw(fps);
+    timeline?.draw(sandbox.recorder.state);
     if (frames % 6 === 0) {
       if (status) {
         const m = readMetrics(world, rig);
@@ -288,6 +309,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     scene = next;
     sceneName = name;
     history.clear();
+    sandbox.recorder.clear();
     selected = null;
     dragger.select(-1);
     view.setSelectedBone(-1);
@@ -312,6 +334,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     setPaused(p) { paused = p; acc = 0; },
     stepOnce,
     reset() {
+      if (sandbox.recorder.state.mode === 'playback') sandbox.recorder.live();
       resetRig(world, rig);
       compare?.reset();
       view.clearOnion();
@@ -341,11 +364,23 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     get compare() { return compare; },
     setCompare,
     loadScene,
-    openFile(text, fileName) {
-      let next: Scene;
+    async openFile(data, fileName) {
+      const ext = (/\.[^.]+$/.exec(fileName)?.[0] ?? '').toLowerCase();
+      const text = () => (typeof data === 'string' ? data : new TextDecoder().decode(data));
       try {
-        next = parseSceneText(text, fileName);
-        loadScene(next, fileName.replace(/\.json$/i, ''));
+        let next: Scene;
+        const base = fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '');
+        if (ext === '.bvh') {
+          const r = importBvh(text(), fileName, { controlPoints: 2 });
+          next = r.scene; importNotes = r.warnings;
+        } else if (ext === '.glb' || ext === '.gltf') {
+          const r = await importGltf(ext === '.gltf' ? text() : data, fileName, { controlPoints: 2 });
+          next = r.scene; importNotes = r.warnings;
+        } else {
+          next = parseSceneText(text(), fileName);
+          importNotes = [];
+        }
+        loadScene(next, base);
       } catch (e) {
         showError(`Could not open ${fileName}:\n${errorText(e)}`);
         return false;
@@ -353,8 +388,15 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       hideError();
       return true;
     },
+    get importNotes() { return importNotes; },
+    recorder: undefined as unknown as RecordingControls, // set below (it needs the sandbox)
+    get timeline() { return timeline; },
     get selected() { return selected; },
     select,
+    moveTarget(name, to) {
+      const t = world.physik.ControlPoint.target, cp = pointNamed(ref, name);
+      history.run(moveTargetEdit(ref, name, [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!], to));
+    },
     deleteSelected() {
       if (selected === null) return;
       const name = selected;
@@ -376,6 +418,21 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       if (n === 0) view.clearOnion();
     },
   };
+
+  sandbox.recorder = createRecordingControls({
+    world,
+    get rig() { return rig; },
+    get sceneName() { return sceneName; },
+    get paused() { return paused; },
+    setPaused: (p) => sandbox.setPaused(p),
+    reset: () => sandbox.reset(),
+    showError,
+  });
+  createTimeline(canvas.parentElement ?? document.body, (frame) => sandbox.recorder.scrub(frame)).then((t) => {
+    timeline = t;
+    timeline.resize(window.innerWidth);
+  }, (e) => showError(`timeline failed to start: ${errorText(e)}`));
+  window.addEventListener('resize', () => timeline?.resize(window.innerWidth));
 
   function runHistory(action: () => unknown): void {
     try {
@@ -402,7 +459,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   });
 
   installFileDrop(window, {
-    onFile: (text, fileName) => void sandbox.openFile(text, fileName),
+    onFile: (data, fileName) => void sandbox.openFile(data, fileName),
     onError: showError,
   });
 

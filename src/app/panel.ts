@@ -7,6 +7,8 @@
  *   out-of-range value is never applied. Number fields have no lil-gui min/max (nothing is
  *   clamped while typing): the validation is what refuses a bad value;
  * - the selected control point: enable/disable, delete; undo and redo;
+ * - recording: frames per second, record, stop, looped playback, back to live, resume from
+ *   the frame shown (scrub on the timeline strip), export .glb / .bvh / .json (downloads);
  * - play/pause, single step, reset.
  */
 import GUI, { type Controller } from 'lil-gui';
@@ -14,6 +16,7 @@ import { getSettings } from '../core';
 import { settingEnums } from '../core/settings';
 import type { Settings } from '../scene/types';
 import { readDroppedFile } from './drop';
+import type { ExportKind } from './recording';
 import type { Sandbox } from './main';
 
 /** Settings the panel edits, in display order, with their labels. */
@@ -49,6 +52,9 @@ export interface PanelOptions {
 export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   const gui = new GUI({ title: 'physik' });
   gui.domElement.style.top = '30px'; // below the status line
+  // taller than small windows: scroll rather than run off the bottom
+  gui.domElement.style.maxHeight = 'calc(100vh - 70px)';
+  gui.domElement.style.overflowY = 'auto';
   const settingsNow = () => getSettings(sandbox.world, sandbox.rig);
   let showing = false; // whether #error holds a message from this panel
   const fail = (what: string, e: unknown) => {
@@ -84,11 +90,16 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   });
   const fileInput = document.createElement('input');
   fileInput.type = 'file';
-  fileInput.accept = '.json,application/json';
+  fileInput.accept = '.json,.glb,.gltf,.bvh';
   fileInput.hidden = true;
   fileInput.addEventListener('change', () => {
     const file = fileInput.files?.[0];
-    if (file) void readDroppedFile(file, { onFile: (t, n) => { if (sandbox.openFile(t, n)) options.onLinkChange?.(); }, onError: options.showError });
+    if (file) {
+      void readDroppedFile(file, {
+        onFile: (data, name) => void sandbox.openFile(data, name).then((ok) => ok && options.onLinkChange?.()),
+        onError: options.showError,
+      });
+    }
     fileInput.value = '';
   });
   gui.domElement.append(fileInput);
@@ -144,6 +155,52 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   points.add(edits, 'undo').name('undo (Ctrl+Z)');
   points.add(edits, 'redo').name('redo (Ctrl+Shift+Z)');
 
+  // --- recording
+  const rec = gui.addFolder('recording');
+  const recState = { fps: sandbox.recorder.fps };
+  rec.add(recState, 'fps').name('frames per second').onFinishChange((v: number) => {
+    try { sandbox.recorder.fps = v; ok(); } catch (e) { fail('frames per second', e); }
+    recState.fps = sandbox.recorder.fps;
+    refresh();
+  });
+  const download = async (kind: ExportKind) => {
+    try {
+      const file = await sandbox.recorder.exportFile(kind);
+      const url = URL.createObjectURL(new Blob([file.data as BlobPart], { type: file.type }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = file.name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      ok();
+    } catch (e) {
+      options.showError(`could not export ${kind}:\n${e instanceof Error ? e.message : String(e)}`);
+      showing = true;
+    }
+  };
+  const recording = {
+    record() { sandbox.recorder.record(); blur(); },
+    stop() { sandbox.recorder.stop(); blur(); },
+    play() { sandbox.recorder.play(); blur(); },
+    live() { sandbox.recorder.live(); blur(); },
+    resume() {
+      try { sandbox.recorder.resumeHere(); ok(); } catch (e) { fail('resume', e); }
+      blur();
+    },
+    glb() { void download('glb'); },
+    bvh() { void download('bvh'); },
+    json() { void download('json'); },
+  };
+  rec.add(recording, 'record').name('● record');
+  rec.add(recording, 'stop').name('■ stop');
+  rec.add(recording, 'play').name('▶ play (loop)');
+  rec.add(recording, 'live').name('back to live');
+  rec.add(recording, 'resume').name('resume from this frame');
+  rec.add(recording, 'glb').name('export .glb');
+  rec.add(recording, 'bvh').name('export .bvh');
+  rec.add(recording, 'json').name('export .json');
+  controllers.push(['fps', rec.controllers[0]!]);
+
   const actions = {
     playPause() { sandbox.setPaused(!sandbox.paused); blur(); },
     step() { sandbox.setPaused(true); sandbox.stepOnce(); blur(); },
@@ -152,7 +209,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.add(actions, 'playPause').name('play / pause');
   gui.add(actions, 'step').name('single step');
   gui.add(actions, 'reset').name('reset');
-  gui.add(edits, 'open').name('open scene file…');
+  gui.add(edits, 'open').name('open file… (.json .glb .gltf .bvh)');
 
   /** Show the sandbox's current state in every control. */
   function refresh(): void {

@@ -3,35 +3,120 @@
  *   physik run <scene.json> [--steps N] [--solver NAME] [--json]   run a scene, print its metrics
  *   physik compare <scene.json> [--steps N] [--json]                the scene under PhysIK and every solver
  *   physik validate <scene.json>                                    check a scene; every error, exit 1 if any
+ *   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
+ *                                                                   record the run as animation
+ *   physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
+ *                                                                   a rig from glTF or BVH, as a scene file
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
  */
 import { loadSceneFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
 import { runScene, checkExpect, type RunSummary } from '../scene/run';
 import { settingEnums } from '../core/settings';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { addRig, createPhysikWorld } from '../core';
+import { recordSteps } from '../io/recorder';
+import { recordingToJson, RecordingError } from '../io/recordingJson';
+import { recordingToBvh } from '../io/bvhExport';
+import { recordingToGlb } from '../io/gltfExport';
+import { importBvh } from '../io/bvhImport';
+import { importGltf } from '../io/gltfImport';
+import { ImportError } from '../io/skeleton';
+import type { Scene } from '../scene/types';
+
+/** Default steps of `record` when the scene names none: 10 s of simulated time. */
+const RECORD_SECONDS = 10;
+
+async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => void): Promise<number> {
+  const world = createPhysikWorld();
+  const settings = { ...scene.settings, ...(args.solver ? { solver: args.solver } : {}) };
+  const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script });
+  const steps = args.steps ?? Math.ceil(RECORD_SECONDS / world.physik.rigs[0]!.settings.dt);
+  const rec = recordSteps(world, rig, steps, { fps: args.fps ?? 30 });
+  const file = args.out!;
+  const kind = extOf(file);
+  const data = kind === '.glb' ? new Uint8Array(await recordingToGlb(rec)) : kind === '.bvh' ? recordingToBvh(rec) : recordingToJson(rec);
+  writeFileSync(file, data);
+  const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+  out(`${file}: ${rec.frameCount} frames at ${rec.fps} fps (${(rec.times[rec.frameCount - 1] ?? 0).toFixed(2)} s, ${steps} steps of ${scene.name}), ${rec.bones.length} bones, ${bytes} bytes`);
+  return 0;
+}
+
+async function importCommand(args: Parsed, out: (s: string) => void): Promise<number> {
+  const kind = extOf(args.file);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(args.file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ImportError(args.file, code === 'ENOENT' ? 'file not found' : `cannot read file: ${(e as Error).message}`);
+  }
+  const options = { controlPoints: args.controlPoints ?? 2, ...(args.up ? { up: args.up } : {}), ...(args.scale ? { scale: args.scale } : {}) };
+  const result = kind === '.bvh'
+    ? importBvh(bytes.toString('utf8'), args.file, options)
+    : await importGltf(kind === '.gltf' ? bytes.toString('utf8') : new Uint8Array(bytes), args.file, options);
+  writeFileSync(args.out!, `${JSON.stringify(result.scene, null, 2)}\n`);
+  const { scene } = result;
+  out(`${args.out}: rig "${scene.rig.name}", ${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points (${scene.controlPoints.map((c) => `${c.name} on ${c.bone}`).join(', ') || 'none'})`);
+  for (const w of result.warnings) out(`  note: ${w}`);
+  return 0;
+}
 
 const usage = `usage:
   physik run <scene.json> [--steps N] [--solver NAME] [--json]
   physik compare <scene.json> [--steps N] [--json]
-  physik validate <scene.json>`;
+  physik validate <scene.json>
+  physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
+  physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]`;
 
 class UsageError extends Error {}
 
-interface Parsed { command: string; file: string; steps?: number; solver?: string; json: boolean }
+interface Parsed {
+  command: string; file: string; steps?: number; solver?: string; json: boolean;
+  out?: string; fps?: number; controlPoints?: number; up?: 'auto' | 'y' | 'z'; scale?: number;
+}
+
+const commands = ['run', 'validate', 'compare', 'record', 'import'];
+/** File kinds `record --out` writes and `import` reads, by extension. */
+const recordKinds = ['.glb', '.bvh', '.json'];
+const importKinds = ['.glb', '.gltf', '.bvh'];
+const extOf = (f: string) => (/\.[^./\\]+$/.exec(f)?.[0] ?? '').toLowerCase();
+
+function positiveNumber(option: string, v: string | undefined, max: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  if (!(Number.isFinite(n) && n > 0 && n <= max)) throw new UsageError(`${option} expects a number in (0, ${max}], got ${v === undefined ? 'nothing' : `"${v}"`}`);
+  return n;
+}
 
 export function parseArgs(argv: string[]): Parsed {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') throw new UsageError(usage);
-  if (command !== 'run' && command !== 'validate' && command !== 'compare') throw new UsageError(`unknown command "${command}"\n${usage}`);
+  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"\n${usage}`);
   let file: string | undefined;
   let steps: number | undefined;
   let solver: string | undefined;
   let json = false;
-  const runs = command === 'run' || command === 'compare';
+  let out: string | undefined, fps: number | undefined, controlPoints: number | undefined, up: Parsed['up'], scale: number | undefined;
+  const runs = command === 'run' || command === 'compare' || command === 'record';
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     if (a === '--json' && runs) json = true;
-    else if (a === '--solver' && command === 'run') {
+    else if (a === '--out' && (command === 'record' || command === 'import')) {
+      out = rest[++i];
+      if (out === undefined || out.startsWith('-')) throw new UsageError(`--out expects a file name, got ${out === undefined ? 'nothing' : `"${out}"`}`);
+      const kinds = command === 'record' ? recordKinds : ['.json'];
+      if (!kinds.includes(extOf(out))) throw new UsageError(`--out ${out}: ${command} writes ${kinds.join(', ')} files (by extension)`);
+    } else if (a === '--fps' && command === 'record') fps = positiveNumber('--fps', rest[++i], 1000);
+    else if (a === '--scale' && command === 'import') scale = positiveNumber('--scale', rest[++i], 1e6);
+    else if (a === '--up' && command === 'import') {
+      const v = rest[++i];
+      if (v !== 'auto' && v !== 'y' && v !== 'z') throw new UsageError(`--up expects auto, y or z, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+      up = v;
+    } else if (a === '--control-points' && command === 'import') {
+      const v = rest[++i];
+      if (v === undefined || !/^\d+$/.test(v) || Number(v) > 64) throw new UsageError(`--control-points expects a whole number from 0 to 64, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+      controlPoints = Number(v);
+    } else if (a === '--solver' && (command === 'run' || command === 'record')) {
       const v = rest[++i];
       const known = settingEnums.solver!;
       if (v === undefined || !known.includes(v)) throw new UsageError(`--solver expects one of ${known.join(', ')}, got ${v === undefined ? 'nothing' : `"${v}"`}`);
@@ -45,8 +130,10 @@ export function parseArgs(argv: string[]): Parsed {
     else if (file === undefined) file = a;
     else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
   }
-  if (!file) throw new UsageError(`${command}: missing <scene.json>\n${usage}`);
-  return { command, file, steps, solver, json };
+  if (!file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\n${usage}`);
+  if ((command === 'record' || command === 'import') && !out) throw new UsageError(`${command}: missing --out <file>\n${usage}`);
+  if (command === 'import' && !importKinds.includes(extOf(file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${file}`);
+  return { command, file, steps, solver, json, out, fps, controlPoints, up, scale };
 }
 
 function fmt(v: number): string {
@@ -84,10 +171,12 @@ function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: s
   return 0;
 }
 
-export function main(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): number {
+export async function main(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
   try {
     const args = parseArgs(argv);
+    if (args.command === 'import') return await importCommand(args, out);
     const scene = loadSceneFile(args.file);
+    if (args.command === 'record') return await recordCommand(scene, args, out);
     if (args.command === 'validate') {
       out(`${args.file}: valid (${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points, ${scene.script.length} script events)`);
       return 0;
@@ -117,7 +206,7 @@ export function main(argv: string[], out: (s: string) => void = console.log, err
     return 0;
   } catch (e) {
     if (e instanceof UsageError) { err(e.message); return 2; }
-    if (e instanceof SceneError) { err(e.message); return 1; }
+    if (e instanceof SceneError || e instanceof ImportError || e instanceof RecordingError) { err(e.message); return 1; }
     err(`physik: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }

@@ -16,3 +16,4 @@ export {
   type BonePose, type RigMetrics,
 } from './api';
 export { defaultSettings, paperSettings } from './settings';
+export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';

@@ -54,7 +54,8 @@ describe('sandbox (headless Chromium)', () => {
     const { page, errors } = await open();
     await page.waitForFunction(() => window.__physik!.hud !== null, null, { timeout: 10_000 });
     await page.waitForTimeout(500);
-    expect(await page.evaluate(() => document.querySelectorAll('canvas').length)).toBe(2);
+    // three canvases, one WebGL context each: the three.js view, the overlay, the timeline strip
+    expect(await page.evaluate(() => document.querySelectorAll('canvas').length)).toBe(3);
     const clip = { x: 0, y: 0, width: 260, height: 220 };
     const shown = await page.screenshot({ clip });
     await page.evaluate(() => window.__physik!.hud!.setVisible(false));

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main';
 
-function capture(argv: string[]) {
+async function capture(argv: string[]) {
   const out: string[] = [], err: string[] = [];
-  const code = main(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -21,8 +21,8 @@ function sceneFile(name: string, data: unknown): string {
 const bone = (name: string, parent: string | null, extra = {}) => ({ name, parent, direction: [0, 1, 0], length: 1, ...extra });
 
 describe('physik run --json', () => {
-  it('prints one JSON object with the documented fields and a finite pose', () => {
-    const r = capture(['run', join(scenes, 'humanoid.json'), '--json']);
+  it('prints one JSON object with the documented fields and a finite pose', async () => {
+    const r = (await capture(['run', join(scenes, 'humanoid.json'), '--json']));
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     for (const key of ['scene', 'solver', 'steps', 'converged', 'stepsToConverge', 'maxTargetError', 'meanTargetError',
@@ -36,44 +36,44 @@ describe('physik run --json', () => {
     expect(j.passesPerStep.mean).toBeGreaterThan(0);
   });
 
-  it('honours --steps', () => {
-    const j = JSON.parse(capture(['run', join(scenes, 'elbow.json'), '--steps', '7', '--json']).out);
+  it('honours --steps', async () => {
+    const j = JSON.parse((await capture(['run', join(scenes, 'elbow.json'), '--steps', '7', '--json'])).out);
     expect(j.steps).toBe(7);
   });
 });
 
 describe('physik run --solver and compare', () => {
-  it('runs a scene under a kinematic solver with the same JSON fields plus iterations and time per solve', () => {
-    const j = JSON.parse(capture(['run', join(scenes, 'arm.json'), '--solver', 'ccd', '--json']).out);
+  it('runs a scene under a kinematic solver with the same JSON fields plus iterations and time per solve', async () => {
+    const j = JSON.parse((await capture(['run', join(scenes, 'arm.json'), '--solver', 'ccd', '--json'])).out);
     expect(j.solver).toBe('ccd');
     expect(j.finite).toBe(true);
     for (const key of ['pose', 'maxTargetError', 'maxLimitViolationDeg', 'iterations', 'msPerSolve', 'status']) expect(j, key).toHaveProperty(key);
     expect(j.maxTargetError).toBeLessThan(0.01);
   });
 
-  it('refuses an unknown solver, listing the known ones', () => {
-    const r = capture(['run', join(scenes, 'arm.json'), '--solver', 'magic']);
+  it('refuses an unknown solver, listing the known ones', async () => {
+    const r = (await capture(['run', join(scenes, 'arm.json'), '--solver', 'magic']));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/fabrik/);
   });
 
-  it('compare gives one row per solver, with a reason where a solver cannot serve the rig', () => {
-    const j = JSON.parse(capture(['compare', join(scenes, 'elbow.json'), '--steps', '50', '--json']).out);
+  it('compare gives one row per solver, with a reason where a solver cannot serve the rig', async () => {
+    const j = JSON.parse((await capture(['compare', join(scenes, 'elbow.json'), '--steps', '50', '--json'])).out);
     const names = j.solvers.map((r: { solver: string }) => r.solver);
     for (const s of ['physik', 'fabrik', 'ccd', 'dls', 'twoBone']) expect(names).toContain(s);
     for (const row of j.solvers) {
       if (row.error) expect(row.error).toMatch(/elbow/);
       else expect(row.finite).toBe(true);
     }
-    const text = capture(['compare', join(scenes, 'elbow.json'), '--steps', '20']).out;
+    const text = (await capture(['compare', join(scenes, 'elbow.json'), '--steps', '20'])).out;
     expect(text).toMatch(/target error/);
   });
 });
 
 describe('physik validate', () => {
-  it('accepts every shipped scene', () => {
+  it('accepts every shipped scene', async () => {
     for (const s of ['elbow', 'humanoid', 'running-pose', 'cannon', 'arm-raise', 'sit']) {
-      expect(capture(['validate', join(scenes, `${s}.json`)]).code).toBe(0);
+      expect((await capture(['validate', join(scenes, `${s}.json`)])).code).toBe(0);
     }
   });
 
@@ -85,10 +85,10 @@ describe('physik validate', () => {
     ['missing field', { name: 'x', rig: { name: 'r', bones: [{ name: 'a', parent: null, direction: [0, 1, 0] }] } }, [/rig\.bones\[0\]\.length/, /missing/]],
   ];
   for (const [what, data, patterns] of cases) {
-    it(`refuses a scene with ${what}: exit 1, message names file and path`, () => {
+    it(`refuses a scene with ${what}: exit 1, message names file and path`, async () => {
       const f = sceneFile(`${what.replace(/\s/g, '-')}.json`, data);
       for (const cmd of ['validate', 'run']) {
-        const r = capture([cmd, f]);
+        const r = (await capture([cmd, f]));
         expect(r.code).toBe(1);
         expect(r.err).toContain(f);
         for (const p of patterns) expect(r.err).toMatch(p);
@@ -97,16 +97,16 @@ describe('physik validate', () => {
     });
   }
 
-  it('refuses bad arguments with usage (exit 2)', () => {
-    expect(capture([]).code).toBe(2);
-    expect(capture(['fly', 'x.json']).code).toBe(2);
-    const r = capture(['run', join(scenes, 'elbow.json'), '--steps', '-3']);
+  it('refuses bad arguments with usage (exit 2)', async () => {
+    expect((await capture([])).code).toBe(2);
+    expect((await capture(['fly', 'x.json'])).code).toBe(2);
+    const r = (await capture(['run', join(scenes, 'elbow.json'), '--steps', '-3']));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--steps/);
   });
 
-  it('reports a missing file', () => {
-    const r = capture(['validate', join(tmp, 'absent.json')]);
+  it('reports a missing file', async () => {
+    const r = (await capture(['validate', join(tmp, 'absent.json')]));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/not found/);
   });

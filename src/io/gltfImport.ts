@@ -1,0 +1,285 @@
+/**
+ * glTF / GLB → scene: the first skin's joints (or, in a file without skins, the node
+ * hierarchy of its default scene) at their rest positions, converted to a rig with
+ * `jointsToRig` (rules in skeleton.ts). The result is a validated `Scene`, pure data, so a bad
+ * file never leaves a half-built rig in a world.
+ *
+ * How: the GLB container and the JSON are checked here first, so a truncated or foreign file
+ * gets a message naming the problem ("truncated: header says 49532 bytes, got 20000", "not a
+ * glTF file (starts with ...)"), not a loader stack trace. Then three.js's GLTFLoader parses
+ * a copy of the JSON that keeps only the node graph (names, children, TRS/matrix) under one
+ * synthetic scene holding the joints' top-level ancestors: no meshes, materials, textures,
+ * buffers or extensions, so it runs in Node without polyfills, needs no external .bin or image
+ * files, and cannot be stopped by a Draco or texture extension. World positions come from the
+ * loaded node graph (`updateMatrixWorld`, `getWorldPosition`), so non-joint nodes between
+ * joints (an "Armature" node with a rotation or scale) are composed in. A joint's parent is
+ * its nearest ancestor node that is also a joint.
+ *
+ * Names are the file's node names as written (GLTFLoader's object names are sanitised, e.g.
+ * "mixamorig:Hips" → "mixamorigHips"; the file's own names are kept instead); unnamed skin
+ * joints are named `joint<i>` after their index in the skin's joint list (stable across
+ * exporters that keep the skin), unnamed nodes of a skinless file `node<i>`.
+ *
+ * Limits: the rest pose is the node graph's default pose, not the skin's inverse bind
+ * matrices (for the usual files they agree); only the first skin (or `options.skin`); joints
+ * in several separate hierarchies keep the largest one (the others are dropped with a
+ * warning); glTF 2.0 only; glTF is Y-up by specification, so `up` defaults to 'y'.
+ */
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { Vector3, type Object3D } from 'three';
+import { parseScene } from '../scene/load';
+import type { Scene, Vec3Tuple } from '../scene/types';
+import { baseName, defaultControlPoints, ImportError, jointsToRig, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
+
+export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {
+  /** Which skin's joints to take (default 0). */
+  skin?: number;
+  /** Scene name (default: the file name without extension). */
+  sceneName?: string;
+  /** Add this many control points at the ends of the longest chains (default 0). */
+  controlPoints?: number;
+}
+
+export interface GltfImport {
+  scene: Scene;
+  warnings: string[];
+  /** Per joint taken (in skin order): the glTF node index, its rig name and the bone carrying it. */
+  joints: { node: number; name: string; bone: string }[];
+}
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const GLB_MAGIC = 0x46546c67; // 'glTF'
+const CHUNK_JSON = 0x4e4f534a; // 'JSON'
+
+/** Hex of the first bytes, for "not a glTF file" messages. */
+function firstBytes(bytes: Uint8Array): string {
+  const shown = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  const ascii = Array.from(bytes.subarray(0, 8), (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : '.')).join('');
+  return `${shown} "${ascii}"`;
+}
+
+/** The glTF JSON of a .glb (ArrayBuffer) or .gltf (text or bytes); throws ImportError. */
+export function readGltfJson(data: ArrayBuffer | Uint8Array | string, file?: string): Json {
+  const fail = (msg: string): never => {
+    throw new ImportError(file, msg);
+  };
+  let text: string;
+  if (typeof data === 'string') {
+    if (data.startsWith('glTF')) fail('binary glTF (.glb) passed as text: pass its bytes (ArrayBuffer)');
+    text = data;
+  } else if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
+    const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const head = new TextDecoder().decode(bytes.subarray(0, 64)).replace(/^\uFEFF/, '').trimStart();
+    if (bytes.byteLength >= 4 && view.getUint32(0, true) === GLB_MAGIC) {
+      if (bytes.byteLength < 20) fail(`truncated: ${bytes.byteLength} bytes, a GLB needs a 12-byte header and a JSON chunk`);
+      const version = view.getUint32(4, true);
+      if (version !== 2) fail(`GLB version ${version} is not supported (glTF 2.0 only)`);
+      const length = view.getUint32(8, true);
+      if (bytes.byteLength < length) fail(`truncated: header says ${length} bytes, got ${bytes.byteLength}`);
+      const chunkLength = view.getUint32(12, true);
+      const chunkType = view.getUint32(16, true);
+      if (chunkType !== CHUNK_JSON) fail(`the first GLB chunk is not JSON (type 0x${chunkType.toString(16)})`);
+      if (20 + chunkLength > length) fail(`truncated: the JSON chunk says ${chunkLength} bytes but the file has ${length - 20} after the headers`);
+      text = new TextDecoder().decode(bytes.subarray(20, 20 + chunkLength));
+    } else if (head.startsWith('{')) {
+      text = new TextDecoder().decode(bytes);
+    } else if (bytes.byteLength === 0) {
+      return fail('empty file (expected a .glb or .gltf)');
+    } else {
+      return fail(`not a glTF file (starts with ${firstBytes(bytes)}; a .glb starts with "glTF", a .gltf with "{")`);
+    }
+  } else {
+    return fail('expected the bytes of a .glb or the text of a .gltf');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    fail(`not valid glTF JSON (${e instanceof Error ? e.message : String(e)})${text.trimEnd().endsWith('}') ? '' : ' (file truncated?)'}`);
+  }
+  if (!isObj(json)) return fail('the glTF JSON is not an object');
+  const version = isObj(json.asset) ? json.asset.version : undefined;
+  if (typeof version !== 'string') fail('missing asset.version (not a glTF 2.0 file?)');
+  if (!String(version).startsWith('2')) fail(`glTF ${String(version)} is not supported (glTF 2.0 only)`);
+  return json;
+}
+
+/** Node graph checks GLTFLoader would trip over (or loop forever on). Returns parent per node. */
+function nodeParents(nodes: unknown[], fail: (m: string) => never): number[] {
+  const parent = new Array<number>(nodes.length).fill(-1);
+  const label = (i: number) => `node ${i}${isObj(nodes[i]) && typeof nodes[i].name === 'string' && nodes[i].name ? ` "${nodes[i].name}"` : ''}`;
+  const nums = (v: unknown, n: number) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  nodes.forEach((node, i) => {
+    if (!isObj(node)) fail(`${label(i)} is not an object`);
+    const n = node as Json;
+    if (n.matrix !== undefined && !nums(n.matrix, 16)) fail(`${label(i)}: matrix must be 16 finite numbers`);
+    if (n.translation !== undefined && !nums(n.translation, 3)) fail(`${label(i)}: translation must be 3 finite numbers`);
+    if (n.rotation !== undefined && !nums(n.rotation, 4)) fail(`${label(i)}: rotation must be 4 finite numbers`);
+    if (n.scale !== undefined && !nums(n.scale, 3)) fail(`${label(i)}: scale must be 3 finite numbers`);
+    if (n.children !== undefined && !Array.isArray(n.children)) fail(`${label(i)}: children must be an array of node indices`);
+    for (const c of (n.children as unknown[] | undefined) ?? []) {
+      if (!Number.isInteger(c) || (c as number) < 0 || (c as number) >= nodes.length) fail(`${label(i)}: child ${String(c)} is not a node index (0..${nodes.length - 1})`);
+      if (parent[c as number] !== -1 || c === i) fail(`${label(c as number)} has two parents (${label(parent[c as number]!)} and ${label(i)}); glTF nodes form a tree`);
+      parent[c as number] = i;
+    }
+  });
+  for (let i = 0; i < nodes.length; i++) {
+    let c = i;
+    for (let steps = 0; parent[c]! >= 0; steps++) {
+      if (steps > nodes.length) fail(`${label(i)} is in a cycle of node children`);
+      c = parent[c]!;
+    }
+  }
+  return parent;
+}
+
+/** Load only the node graph with GLTFLoader and return each node index's Object3D. */
+async function loadNodeGraph(nodes: Json[], tops: number[], file: string | undefined): Promise<Map<number, Object3D>> {
+  const graph = {
+    asset: { version: '2.0', generator: 'physik-ecs importer (node graph only)' },
+    scene: 0,
+    scenes: [{ nodes: tops }],
+    nodes: nodes.map((n) => {
+      const out: Json = {};
+      for (const k of ['name', 'children', 'matrix', 'translation', 'rotation', 'scale']) if (n[k] !== undefined) out[k] = n[k];
+      return out;
+    }),
+  };
+  const gltf = await new Promise<{ scene: Object3D; parser: { associations: Map<Object3D, { nodes?: number }> } }>((resolve, reject) => {
+    try {
+      new GLTFLoader().parse(JSON.stringify(graph), '', resolve as never, (e: unknown) => reject(e));
+    } catch (e) {
+      reject(e);
+    }
+  }).catch((e: unknown) => {
+    throw new ImportError(file, `GLTFLoader could not read the node graph: ${e instanceof Error ? e.message : String(e)}`);
+  });
+  gltf.scene.updateMatrixWorld(true);
+  const byNode = new Map<number, Object3D>();
+  gltf.scene.traverse((o) => {
+    const idx = gltf.parser.associations.get(o)?.nodes;
+    if (idx !== undefined && !byNode.has(idx)) byNode.set(idx, o);
+  });
+  return byNode;
+}
+
+/** .glb bytes or .gltf text → a validated scene. Throws ImportError / SceneError. */
+export async function importGltf(
+  data: ArrayBuffer | Uint8Array | string,
+  file?: string,
+  options: GltfImportOptions = {},
+): Promise<GltfImport> {
+  const fail = (msg: string): never => {
+    throw new ImportError(file, msg);
+  };
+  const json = readGltfJson(data, file);
+  const nodes = (json.nodes ?? []) as unknown[];
+  if (!Array.isArray(nodes)) fail('nodes must be an array');
+  const parent = nodeParents(nodes, fail);
+  const nodeName = (i: number) => (isObj(nodes[i]) && typeof nodes[i].name === 'string' ? nodes[i].name : '');
+  const warnings: string[] = [];
+
+  // Which nodes are joints, and what an unnamed one is called.
+  let jointNodes: number[];
+  let fallback: (k: number, node: number) => string;
+  const skins = Array.isArray(json.skins) ? json.skins : [];
+  const skinIndex = options.skin ?? 0;
+  if (skins.length > 0) {
+    const skin = skins[skinIndex];
+    if (!isObj(skin)) return fail(`no skin ${skinIndex} (the file has ${skins.length})`);
+    const joints = skin.joints;
+    if (!Array.isArray(joints) || joints.length === 0) fail(`skin ${skinIndex} has no joints`);
+    for (const j of joints as unknown[]) {
+      if (!Number.isInteger(j) || (j as number) < 0 || (j as number) >= nodes.length) fail(`skin ${skinIndex}: joint ${String(j)} is not a node index (0..${nodes.length - 1})`);
+    }
+    jointNodes = [...new Set(joints as number[])];
+    fallback = (k) => `joint${k}`;
+    if (skins.length > 1) warnings.push(`the file has ${skins.length} skins; imported skin ${skinIndex} only`);
+  } else {
+    // No skin: the node hierarchy of the default scene (or every top-level node).
+    const scenes = Array.isArray(json.scenes) ? json.scenes : [];
+    const sceneIdx = typeof json.scene === 'number' ? json.scene : 0;
+    const sceneDef = scenes[sceneIdx];
+    let tops: number[] = isObj(sceneDef) && Array.isArray(sceneDef.nodes) ? (sceneDef.nodes as number[]) : nodes.map((_, i) => i).filter((i) => parent[i] === -1);
+    tops = tops.filter((t) => Number.isInteger(t) && t >= 0 && t < nodes.length);
+    jointNodes = [];
+    const stack = [...tops].reverse();
+    while (stack.length) {
+      const n = stack.pop()!;
+      jointNodes.push(n);
+      const kids = ((nodes[n] as Json).children as number[] | undefined) ?? [];
+      for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]!);
+    }
+    if (jointNodes.length < 2 || jointNodes.every((n) => !((nodes[n] as Json).children as unknown[] | undefined)?.length)) {
+      fail(`no skin or bones found (no skins, and the ${jointNodes.length} node(s) of the scene form no hierarchy)`);
+    }
+    fallback = (_k, node) => `node${node}`;
+    warnings.push(`no skin: imported the node hierarchy of the scene (${jointNodes.length} nodes)`);
+  }
+
+  // Joint parents: nearest ancestor node that is a joint; separate hierarchies keep the largest.
+  const jointIndex = new Map(jointNodes.map((n, k) => [n, k]));
+  const jointParent = jointNodes.map((n) => {
+    for (let a = parent[n]!; a >= 0; a = parent[a]!) if (jointIndex.has(a)) return jointIndex.get(a)!;
+    return -1;
+  });
+  let keep = jointNodes.map((_, k) => k);
+  const roots = keep.filter((k) => jointParent[k] === -1);
+  if (roots.length > 1) {
+    const rootOf = (k: number): number => (jointParent[k] === -1 ? k : rootOf(jointParent[k]!));
+    const size = new Map<number, number>();
+    for (const k of keep) size.set(rootOf(k), (size.get(rootOf(k)) ?? 0) + 1);
+    let best = roots[0]!;
+    for (const r of roots) if (size.get(r)! > size.get(best)!) best = r;
+    keep = keep.filter((k) => rootOf(k) === best);
+    const dropped = roots.filter((r) => r !== best).map((r) => `"${nodeName(jointNodes[r]!) || fallback(r, jointNodes[r]!)}" (${size.get(r)} joint(s))`);
+    warnings.push(`the joints form ${roots.length} separate hierarchies; kept the largest, rooted at "${nodeName(jointNodes[best]!) || fallback(best, jointNodes[best]!)}" (${size.get(best)} joints), dropped ${dropped.join(', ')}`);
+  }
+
+  // Top-level ancestors of the kept joints: the synthetic scene GLTFLoader builds.
+  const tops = [...new Set(keep.map((k) => {
+    let a = jointNodes[k]!;
+    while (parent[a]! >= 0) a = parent[a]!;
+    return a;
+  }))];
+  const objects = await loadNodeGraph(nodes as Json[], tops, file);
+  const newIndex = new Map(keep.map((k, i) => [k, i]));
+  const unnamed: string[] = [];
+  const v = new Vector3();
+  const skeleton: SkeletonJoint[] = keep.map((k) => {
+    const node = jointNodes[k]!;
+    const obj = objects.get(node);
+    if (!obj) fail(`joint node ${node} is missing from the loaded node graph`);
+    obj!.getWorldPosition(v);
+    let name = nodeName(node).trim();
+    if (!name) {
+      name = fallback(k, node);
+      unnamed.push(name);
+    }
+    const p = jointParent[k]!;
+    return { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple };
+  });
+  if (unnamed.length) {
+    const shown = unnamed.length > 4 ? `${unnamed.slice(0, 3).join(', ')} ... ${unnamed.at(-1)}` : unnamed.join(', ');
+    warnings.push(`${unnamed.length} unnamed joint(s) named after their index${skins.length ? ` in skin ${skinIndex}` : ' (node)'}: ${shown}`);
+  }
+
+  const base = baseName(file);
+  const conv = jointsToRig(skeleton, { up: 'y', ...options, name: options.name ?? base, file });
+  const scene = parseScene(
+    {
+      name: options.sceneName ?? base,
+      description: `Imported from ${file ?? 'a glTF file'}: ${skeleton.length} joints, ${conv.rig.bones.length} bones.`,
+      rig: conv.rig,
+      controlPoints: defaultControlPoints(conv.rig, options.controlPoints ?? 0),
+    },
+    file,
+  );
+  return {
+    scene,
+    warnings: [...warnings, ...conv.warnings],
+    joints: keep.map((k, i) => ({ node: jointNodes[k]!, name: conv.jointNames[i]!, bone: conv.boneOfJoint[i]! })),
+  };
+}

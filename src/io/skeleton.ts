@@ -1,0 +1,471 @@
+/**
+ * Imported skeletons (BVH joints, glTF skin joints) → a PhysIK rig description.
+ *
+ * An imported skeleton is a tree of joints at world positions with arbitrary offsets. A rig
+ * is a tree of rigid bones where every child's head lies on its parent bone's axis. The
+ * conversion, stated exactly (it is deterministic: same joints ⇒ same rig):
+ *
+ * - Bone J runs from joint J's position to the position of J's *main child* (so the bone
+ *   named "LeftForeArm" is the forearm: from the elbow joint to the wrist joint). The main
+ *   child is, for the root, the child with the largest subtree (ties: the first); for every
+ *   other joint, the child that continues the incoming segment straightest (smallest angle
+ *   between parent→J and J→child, looking through coincident joints; ties: larger subtree,
+ *   then first). Not "largest subtree" everywhere: a chest's arms outnumber its neck, and
+ *   the left/right tie would make the spine's top bone lean to one side.
+ * - A joint without children ends at its end site (BVH "End Site") when it has one.
+ *   Otherwise (glTF leaves, BVH joints without end site) the leaf rule applies: the bone
+ *   continues the incoming segment's direction with half its length (incoming segment = from
+ *   the nearest ancestor joint at a distinct position); a root without any distinct child
+ *   gets length 1 along +Y.
+ * - Coincident joints (closer than `mergeDistance` × figure height, e.g. CMU's LowerBack at
+ *   Hips or LeftFingerBase at LeftHand) would give zero-length bones. A main child that
+ *   coincides with its parent is merged into the parent's bone (its children become the
+ *   parent bone's children; `boneOfJoint` maps it to that bone; one warning lists all
+ *   merges). A coincident child that is not the main child simply attaches at the parent
+ *   bone's head (attach 0) and keeps its own bone.
+ * - Other children: a child on the parent bone's axis (within the merge distance) attaches at
+ *   its fraction along the bone. A child off the axis gets a connector bone
+ *   `<child>.link` from the nearest point of the parent bone's axis (segment) to the child's
+ *   position, attached there; the child attaches to the link's tail. Links are locked
+ *   (limits [0, 0] on every axis, `lockLinks`), because in the source the child's offset is
+ *   rigid in the parent's frame; a free link would let the hips or shoulders flop.
+ * - Every bone has roll 0 and no mass or radius, so the scene defaults apply (mass = density ×
+ *   length, radius = 0.1 × length); joint limits are not imported (the formats have none).
+ * - Up axis: `up: 'z'` rotates Z-up input to Y-up, (x, y, z) → (x, z, −y) (as Blender's
+ *   glTF/BVH exporters do). `up: 'auto'` calls the input Z-up when the joints span more than
+ *   1.2 × as far along Z as along Y, right for upright figures in any pose (X is sideways in
+ *   both conventions); a figure lying along Z (a snake, a long quadruped) needs `up: 'y'`.
+ *   A rotation is always reported in the warnings.
+ * - Names: trimmed; whitespace and control characters become "_" (so a BVH writer can write
+ *   them back); empty names become `joint<index>`; a repeated name gets `.2`, `.3`, ...
+ *   Every rename is reported.
+ *
+ * Invalid input (no joints, a parent index out of range, not exactly one root, a parent
+ * cycle, a non-finite position) throws an `ImportError` naming the joint.
+ * Limits: one skeleton per call; the rest pose only (no motion); positions are taken as
+ * given (the root's head stays where the file puts it).
+ */
+import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
+
+export interface SkeletonJoint {
+  /** May be empty (unnamed joints get generated names). */
+  name: string;
+  /** Index of the parent joint in the same array, -1 for the root. */
+  parent: number;
+  /** World position at rest. */
+  position: Vec3Tuple;
+  /** World position of the joint's end site (BVH "End Site"), if any. */
+  endSite?: Vec3Tuple;
+}
+
+export interface JointsToRigOptions {
+  /** Rig name (default "imported"). */
+  name?: string;
+  /** Up axis of the input (default 'y'); 'z' and a detected Z-up are rotated to Y-up. */
+  up?: 'auto' | 'y' | 'z';
+  /** Multiply every position (default 1), e.g. 0.01 for centimetres → metres. */
+  scale?: number;
+  /** Joints closer than this fraction of the figure's height coincide (default 0.001). */
+  mergeDistance?: number;
+  /** Lock connector bones with [0, 0] limits on every axis (default true). */
+  lockLinks?: boolean;
+  /** File name for error messages. */
+  file?: string;
+}
+
+export interface ImportedRig {
+  rig: RigDescription;
+  warnings: string[];
+  /** Per input joint (same index): its unique, sanitised name. */
+  jointNames: string[];
+  /** Per input joint (same index): the bone that carries it (its own or the one it merged into). */
+  boneOfJoint: string[];
+  /** The input's up axis as used: 'z' means the positions were rotated to Y-up. */
+  up: 'y' | 'z';
+}
+
+/** An import failed; the message starts with the file name when one is known. */
+export class ImportError extends Error {
+  override name = 'ImportError';
+  constructor(
+    readonly file: string | undefined,
+    readonly problem: string,
+  ) {
+    super(file ? `${file}: ${problem}` : problem);
+  }
+}
+
+type V = Vec3Tuple;
+const sub = (a: V, b: V): V => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const addScaled = (a: V, d: V, s: number): V => [a[0] + d[0] * s, a[1] + d[1] * s, a[2] + d[2] * s];
+const dot = (a: V, b: V) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const len = (a: V) => Math.hypot(a[0], a[1], a[2]);
+const dist = (a: V, b: V) => len(sub(a, b));
+const unit = (a: V): V => {
+  const n = len(a);
+  return [a[0] / n, a[1] / n, a[2] / n];
+};
+const locked: { x: AxisLimit; y: AxisLimit; z: AxisLimit } = { x: [0, 0], y: [0, 0], z: [0, 0] };
+const fmt = (v: readonly number[]) => `[${v.map((x) => String(x)).join(', ')}]`;
+
+/** Sanitised, unique names; reports what it changed. */
+function uniqueNames(raw: string[], warnings: string[]): string[] {
+  const used = new Set<string>();
+  const unnamed: string[] = [];
+  const changed: string[] = [];
+  const dupes: string[] = [];
+  const out = raw.map((n, i) => {
+    const trimmed = (n ?? '').trim();
+    let base = trimmed.replace(/[\s\u0000-\u001f\u007f]+/g, '_');
+    if (!base) {
+      base = `joint${i}`;
+      unnamed.push(base);
+    } else if (base !== n) {
+      changed.push(`${JSON.stringify(n)} → "${base}"`);
+    }
+    let name = base;
+    for (let k = 2; used.has(name); k++) name = `${base}.${k}`;
+    if (name !== base) dupes.push(`"${base}" (joint ${i}) → "${name}"`);
+    used.add(name);
+    return name;
+  });
+  if (unnamed.length) {
+    const shown = unnamed.length > 4 ? `${unnamed.slice(0, 3).join(', ')} ... ${unnamed.at(-1)}` : unnamed.join(', ');
+    warnings.push(`${unnamed.length} unnamed joint(s) named after their index: ${shown}`);
+  }
+  if (changed.length) warnings.push(`joint names with spaces or control characters renamed: ${changed.join(', ')}`);
+  if (dupes.length) warnings.push(`duplicate joint names made unique: ${dupes.join(', ')}`);
+  return out;
+}
+
+/** Structural checks; throws ImportError naming the joint. Returns the root's index. */
+function validate(joints: SkeletonJoint[], file: string | undefined): number {
+  const fail = (msg: string) => {
+    throw new ImportError(file, msg);
+  };
+  if (!Array.isArray(joints) || joints.length === 0) fail('no joints: the skeleton is empty');
+  const n = joints.length;
+  const label = (i: number) => `joint ${i}${joints[i]?.name ? ` "${joints[i]!.name}"` : ''}`;
+  const finite3 = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  const roots: number[] = [];
+  joints.forEach((j, i) => {
+    if (!Number.isInteger(j.parent) || j.parent < -1 || j.parent >= n || j.parent === i) {
+      fail(`${label(i)}: parent ${String(j.parent)} is not a joint index (expected -1 for the root or 0..${n - 1}, not itself)`);
+    }
+    if (j.parent === -1) roots.push(i);
+    if (!finite3(j.position)) fail(`${label(i)}: position ${Array.isArray(j.position) ? fmt(j.position) : String(j.position)} is not 3 finite numbers`);
+    if (j.endSite !== undefined && !finite3(j.endSite)) fail(`${label(i)}: end site ${Array.isArray(j.endSite) ? fmt(j.endSite) : String(j.endSite)} is not 3 finite numbers`);
+  });
+  if (roots.length !== 1) {
+    fail(roots.length === 0
+      ? 'no root joint (every joint has a parent, so the parents form a cycle)'
+      : `expected exactly one root joint, found ${roots.length}: ${roots.slice(0, 6).map(label).join(', ')}${roots.length > 6 ? ', ...' : ''}`);
+  }
+  // every joint must reach the root
+  const state = new Uint8Array(n); // 0 unknown, 1 on the current walk, 2 reaches the root
+  state[roots[0]!] = 2;
+  for (let s = 0; s < n; s++) {
+    const walk: number[] = [];
+    let c = s;
+    while (state[c] === 0) {
+      state[c] = 1;
+      walk.push(c);
+      c = joints[c]!.parent;
+    }
+    if (state[c] === 1) fail(`${label(c)}: parent cycle (${[...walk.slice(walk.indexOf(c)), c].map((k) => joints[k]!.name || `joint ${k}`).join(' -> ')})`);
+    for (const k of walk) state[k] = 2;
+  }
+  return roots[0]!;
+}
+
+/** Should Z-up input be assumed? Extent along Z versus Y of every position. */
+function detectZUp(points: V[]): { zUp: boolean; extY: number; extZ: number } {
+  let loY = Infinity, hiY = -Infinity, loZ = Infinity, hiZ = -Infinity;
+  for (const p of points) {
+    loY = Math.min(loY, p[1]); hiY = Math.max(hiY, p[1]);
+    loZ = Math.min(loZ, p[2]); hiZ = Math.max(hiZ, p[2]);
+  }
+  const extY = hiY - loY, extZ = hiZ - loZ;
+  return { zUp: extZ > 1.2 * extY, extY, extZ };
+}
+
+const round = (x: number) => Number(x.toPrecision(4));
+
+/** "dir/walk.bvh" → "walk" (scene and rig names of imported files). */
+export function baseName(file: string | undefined, fallback = 'imported'): string {
+  const b = (file ?? '').split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '');
+  return b || fallback;
+}
+
+/** Convert joints at positions to a rig description (see the header for the rules). */
+export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions = {}): ImportedRig {
+  const file = options.file;
+  const root = validate(joints, file);
+  const scale = options.scale ?? 1;
+  if (!(Number.isFinite(scale) && scale > 0)) throw new ImportError(file, `scale must be a positive number, got ${scale}`);
+  const mergeFraction = options.mergeDistance ?? 0.001;
+  if (!(Number.isFinite(mergeFraction) && mergeFraction >= 0)) throw new ImportError(file, `mergeDistance must be a number >= 0, got ${mergeFraction}`);
+  const lockLinks = options.lockLinks ?? true;
+  const warnings: string[] = [];
+  const n = joints.length;
+
+  // positions: scaled, then Y-up
+  let P: V[] = joints.map((j) => [j.position[0] * scale, j.position[1] * scale, j.position[2] * scale]);
+  let E: (V | undefined)[] = joints.map((j) => (j.endSite ? [j.endSite[0] * scale, j.endSite[1] * scale, j.endSite[2] * scale] : undefined));
+  let up: 'y' | 'z' = options.up === 'z' ? 'z' : 'y';
+  if (options.up === 'auto') {
+    const d = detectZUp([...P, ...E.filter((e): e is V => !!e)]);
+    if (d.zUp) {
+      up = 'z';
+      warnings.push(`Z-up detected (the joints span ${round(d.extZ)} along Z but ${round(d.extY)} along Y): rotated to Y-up, (x, y, z) → (x, z, −y); import with up: 'y' to keep the file's axes`);
+    }
+  } else if (up === 'z') {
+    warnings.push(`up: 'z': rotated to Y-up, (x, y, z) → (x, z, −y)`);
+  }
+  if (up === 'z') {
+    const rot = (p: V): V => [p[0], p[2], -p[1]];
+    P = P.map(rot);
+    E = E.map((e) => (e ? rot(e) : undefined));
+  }
+
+  const names = uniqueNames(joints.map((j) => j.name), warnings);
+  const children: number[][] = Array.from({ length: n }, () => []);
+  joints.forEach((j, i) => {
+    if (j.parent >= 0) children[j.parent]!.push(i);
+  });
+  const subtree = new Array<number>(n).fill(1);
+  {
+    // post-order without recursion (deep chains)
+    const order: number[] = [];
+    const stack = [root];
+    while (stack.length) {
+      const j = stack.pop()!;
+      order.push(j);
+      for (const c of children[j]!) stack.push(c);
+    }
+    for (let k = order.length - 1; k >= 0; k--) {
+      const j = order[k]!;
+      const p = joints[j]!.parent;
+      if (p >= 0) subtree[p]! += subtree[j]!;
+    }
+  }
+
+  // figure height: the largest extent of the bounding box (as addRig measures a rig)
+  const lo: V = [Infinity, Infinity, Infinity];
+  const hi: V = [-Infinity, -Infinity, -Infinity];
+  for (const p of [...P, ...E.filter((e): e is V => !!e)]) {
+    for (let a = 0; a < 3; a++) {
+      lo[a] = Math.min(lo[a], p[a]);
+      hi[a] = Math.max(hi[a], p[a]);
+    }
+  }
+  const height = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  if (n > 1 && height === 0) throw new ImportError(file, `all ${n} joints are at the same position ${fmt(P[0]!)}: no bone lengths can be derived`);
+  const tol = mergeFraction * height;
+  const distinct = (a: V, b: V) => dist(a, b) > tol;
+
+  /** Incoming segment of joint j: from the nearest ancestor at a distinct position. */
+  const incoming = (j: number): { dir: V; length: number } | undefined => {
+    let a = joints[j]!.parent;
+    while (a >= 0 && !distinct(P[a]!, P[j]!)) a = joints[a]!.parent;
+    if (a < 0) return undefined;
+    const d = sub(P[j]!, P[a]!);
+    return { dir: unit(d), length: len(d) };
+  };
+
+  /** First point in c's subtree (breadth first, end sites included) distinct from `from`. */
+  const reach = (c: number, from: V): V | undefined => {
+    const queue = [c];
+    for (let q = 0; q < queue.length; q++) {
+      const k = queue[q]!;
+      if (distinct(P[k]!, from)) return P[k];
+      const e = E[k];
+      if (e && children[k]!.length === 0 && distinct(e, from)) return e;
+      queue.push(...children[k]!);
+    }
+    return undefined;
+  };
+
+  const chooseMain = (pending: number[], from: V, dirIn: V | undefined): number => {
+    let best = 0;
+    let bestScore = -Infinity;
+    pending.forEach((c, i) => {
+      let score: number;
+      if (!dirIn) {
+        score = subtree[c]!;
+      } else {
+        const r = reach(c, from);
+        // cosine of the bend, ties broken by subtree size (a tiny epsilon keeps them secondary)
+        score = (r ? dot(dirIn, unit(sub(r, from))) : -2) * 1e6 + subtree[c]! * 1e-3;
+      }
+      if (score > bestScore + 1e-12) {
+        bestScore = score;
+        best = i;
+      }
+    });
+    return best;
+  };
+
+  const bones: BoneDescription[] = [];
+  const boneOfJoint = new Array<string>(n).fill('');
+  const usedBoneNames = new Set(names);
+  const merges: string[] = [];
+  let mergedCount = 0;
+  const leaves: string[] = [];
+  const links: string[] = [];
+
+  const linkName = (child: string) => {
+    let name = `${child}.link`;
+    for (let k = 2; usedBoneNames.has(name); k++) name = `${child}.link${k}`;
+    usedBoneNames.add(name);
+    return name;
+  };
+
+  type Task = { link?: undefined; j: number; parent: string | null; attach: number } | { link: BoneDescription };
+  // Explicit stack (depth first, main child first) so 1000-joint chains do not overflow.
+  const stack: Task[] = [{ j: root, parent: null, attach: 1 }];
+  while (stack.length) {
+    const task = stack.pop()!;
+    if (task.link) {
+      bones.push(task.link);
+      continue;
+    }
+    const { j, parent, attach } = task;
+    const head = P[j]!;
+    const inc = incoming(j);
+    const pending = [...children[j]!];
+    let endSite = E[j];
+    let main = -1;
+    const merged: number[] = [];
+    while (pending.length) {
+      const i = chooseMain(pending, head, inc?.dir);
+      const m = pending[i]!;
+      if (distinct(P[m]!, head)) {
+        main = m;
+        pending.splice(i, 1);
+        break;
+      }
+      // m coincides with j: as the main child it would be a zero-length bone, so merge it
+      merged.push(m);
+      pending.splice(i, 1, ...children[m]!);
+      if (E[m]) endSite = E[m];
+    }
+    let tail: V;
+    if (main >= 0) tail = P[main]!;
+    else if (endSite && distinct(endSite, head)) tail = endSite;
+    else if (inc) {
+      tail = addScaled(head, inc.dir, 0.5 * inc.length);
+      leaves.push(names[j]!);
+    } else {
+      tail = addScaled(head, [0, 1, 0], 1);
+      warnings.push(`joint "${names[j]}" has no distinct child or end site: bone of length 1 along +Y`);
+    }
+    const axis = sub(tail, head);
+    const length = len(axis);
+    const dir = unit(axis);
+    const name = names[j]!;
+    const bone: BoneDescription = { name, parent, direction: dir, length };
+    if (parent === null) bone.head = [...head];
+    else if (attach !== 1) bone.attach = attach;
+    bones.push(bone);
+    boneOfJoint[j] = name;
+    for (const m of merged) boneOfJoint[m] = name;
+    mergedCount += merged.length;
+    if (merged.length) merges.push(`${merged.map((m) => names[m]).join(', ')} → ${name}`);
+
+    // the main child at the tail; the others on the axis, or through a link
+    const tasks: Task[] = [];
+    if (main >= 0) tasks.push({ j: main, parent: name, attach: 1 });
+    for (const c of pending) {
+      const pc = P[c]!;
+      const t = Math.min(1, Math.max(0, dot(sub(pc, head), dir) / length));
+      const onAxis = addScaled(head, dir, t * length);
+      if (!distinct(pc, onAxis)) {
+        tasks.push({ j: c, parent: name, attach: t });
+        continue;
+      }
+      const d = sub(pc, onAxis);
+      const link: BoneDescription = { name: linkName(names[c]!), parent: name, direction: unit(d), length: len(d) };
+      if (t !== 1) link.attach = t;
+      if (lockLinks) link.limits = { ...locked };
+      links.push(link.name);
+      tasks.push({ link }, { j: c, parent: link.name, attach: 1 });
+    }
+    // reversed onto the stack so the main child is built first (depth first, spine first)
+    for (let k = tasks.length - 1; k >= 0; k--) stack.push(tasks[k]!);
+  }
+  if (merges.length) {
+    warnings.push(`${mergedCount} joint(s) at their parent's position merged into the parent's bone (a zero-length bone cannot be simulated): ${merges.join('; ')}`);
+  }
+  if (leaves.length) {
+    warnings.push(`${leaves.length} leaf joint(s) without an end site given half their incoming segment's length: ${leaves.length > 8 ? `${leaves.slice(0, 8).join(', ')}, ...` : leaves.join(', ')}`);
+  }
+  if (links.length) {
+    warnings.push(`${links.length} connector bone(s) added for children off their parent bone's axis${lockLinks ? ' (locked)' : ''}: ${links.length > 8 ? `${links.slice(0, 8).join(', ')}, ...` : links.join(', ')}`);
+  }
+  return { rig: { name: options.name ?? 'imported', bones }, warnings, jointNames: names, boneOfJoint, up };
+}
+
+/**
+ * Control points at the ends of the `n` longest chains from the root, for posing an imported
+ * rig. Chain length is measured along the skeleton (each bone's head sits `attach` along its
+ * parent). The first pick is the leaf bone farthest from the root; each next pick is the
+ * leaf whose path adds the most length not already on a picked path (so the second chain is
+ * the other arm or a leg, not a neighbouring finger). Ties: the first bone in rig order.
+ * Each point is named after its bone, sits at the bone's tail and has no target (so it pins
+ * the tail where it rests until a target is set). When the rig has fewer leaves than `n` (a
+ * single chain), the root's head is the next end (at 0). At most leaves + 1 points.
+ */
+export function defaultControlPoints(rig: RigDescription, n = 2): ControlPointDescription[] {
+  const bones = rig.bones;
+  const index = new Map(bones.map((b, i) => [b.name, i]));
+  const parentOf = bones.map((b) => (b.parent === null ? -1 : index.get(b.parent) ?? -1));
+  const hasChild = new Array<boolean>(bones.length).fill(false);
+  parentOf.forEach((p) => p >= 0 && (hasChild[p] = true));
+  // distance along the skeleton from the root's head to each bone's head (memoised walk up)
+  const headDist = new Array<number>(bones.length).fill(NaN);
+  const distOf = (i: number): number => {
+    const chain: number[] = [];
+    let c = i;
+    while (c >= 0 && Number.isNaN(headDist[c]!)) {
+      chain.push(c);
+      c = parentOf[c]!;
+    }
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const b = chain[k]!;
+      const p = parentOf[b]!;
+      headDist[b] = p < 0 ? 0 : headDist[p]! + (bones[b]!.attach ?? 1) * bones[p]!.length;
+    }
+    return headDist[i]!;
+  };
+  const leaves = bones.map((_, i) => i).filter((i) => !hasChild[i]);
+  const onPicked = new Array<boolean>(bones.length).fill(false);
+  const out: ControlPointDescription[] = [];
+  for (let pick = 0; pick < n && pick < leaves.length; pick++) {
+    let best = -1;
+    let bestGain = -Infinity;
+    for (const leaf of leaves) {
+      if (onPicked[leaf]) continue;
+      // walk up to the first bone already on a picked path: the gain starts where we branch off it
+      let c = leaf;
+      while (parentOf[c]! >= 0 && !onPicked[parentOf[c]!]) c = parentOf[c]!;
+      const p = parentOf[c]!;
+      const branch = p >= 0 && onPicked[p] ? distOf(c) : 0;
+      const gain = distOf(leaf) + bones[leaf]!.length - branch;
+      if (gain > bestGain + 1e-12) {
+        bestGain = gain;
+        best = leaf;
+      }
+    }
+    if (best < 0) break;
+    for (let c = best; c >= 0; c = parentOf[c]!) onPicked[c] = true;
+    out.push({ name: bones[best]!.name, bone: bones[best]!.name, at: 1 });
+  }
+  // A single chain has one leaf: its other end is the root's head.
+  const root = bones.findIndex((b) => b.parent === null);
+  if (out.length < n && root >= 0) {
+    const name = out.some((c) => c.name === bones[root]!.name) ? `${bones[root]!.name}.head` : bones[root]!.name;
+    out.push({ name, bone: bones[root]!.name, at: 0 });
+  }
+  return out;
+}
