@@ -18,6 +18,7 @@
  * whitespace into '_'); the names in the file are the bones' own.
  */
 import {
+  Object3D,
   AnimationClip, Bone, BufferGeometry, Float32BufferAttribute, Group, Matrix4, MeshStandardMaterial,
   QuaternionKeyframeTrack, Skeleton, SkinnedMesh, Uint16BufferAttribute, Vector3, VectorKeyframeTrack,
   type KeyframeTrack,
@@ -75,6 +76,15 @@ function buildBones(rec: Recording): Bone[] {
     return bone;
   });
   rec.bones.forEach((b, i) => { if (b.parent >= 0) bones[b.parent]!.add(bones[i]!); });
+  // a leaf bone's tail as a plain child node "<name>_end" (as Blender writes them): glTF joints
+  // are points, so without it an importer cannot know how long the last bone of a chain is
+  rec.bones.forEach((b, i) => {
+    if (rec.bones.some((c) => c.parent === i)) return;
+    const tip = new Object3D();
+    tip.name = `${b.name}_end`;
+    tip.position.set(0, b.length, 0);
+    bones[i]!.add(tip);
+  });
   return bones;
 }
 

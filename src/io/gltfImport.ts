@@ -248,6 +248,8 @@ export async function importGltf(
   const newIndex = new Map(keep.map((k, i) => [k, i]));
   const unnamed: string[] = [];
   const v = new Vector3();
+  const hasJointChild = new Set(keep.map((k) => jointParent[k]!).filter((p) => p >= 0));
+  const end = new Vector3();
   const skeleton: SkeletonJoint[] = keep.map((k) => {
     const node = jointNodes[k]!;
     const obj = objects.get(node);
@@ -259,7 +261,19 @@ export async function importGltf(
       unnamed.push(name);
     }
     const p = jointParent[k]!;
-    return { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple };
+    const joint: SkeletonJoint = { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple };
+    // a leaf joint's first plain child node (no mesh, skin or camera) marks where it ends, like
+    // a BVH End Site (Blender's leaf "_end" nodes, and our own exporter's)
+    if (!hasJointChild.has(k)) {
+      const kids = ((nodes[node] as Json).children as number[] | undefined) ?? [];
+      const tip = kids.find((c) => !jointIndex.has(c) && isObj(nodes[c]) && !('mesh' in nodes[c]) && !('skin' in nodes[c]) && !('camera' in nodes[c]));
+      const o = tip === undefined ? undefined : objects.get(tip);
+      if (o) {
+        o.getWorldPosition(end);
+        joint.endSite = [end.x, end.y, end.z];
+      }
+    }
+    return joint;
   });
   if (unnamed.length) {
     const shown = unnamed.length > 4 ? `${unnamed.slice(0, 3).join(', ')} ... ${unnamed.at(-1)}` : unnamed.join(', ');

@@ -9,8 +9,8 @@
  *   named "LeftForeArm" is the forearm: from the elbow joint to the wrist joint). The main
  *   child is, for the root, the child with the largest subtree (ties: the first); for every
  *   other joint, the child that continues the incoming segment straightest (smallest angle
- *   between parent→J and J→child, looking through coincident joints; ties: larger subtree,
- *   then first). Not "largest subtree" everywhere: a chest's arms outnumber its neck, and
+ *   between parent→J and J→child, looking through coincident joints; ties: the farther
+ *   child, then the larger subtree, then the first). Not "largest subtree" everywhere: a chest's arms outnumber its neck, and
  *   the left/right tie would make the spine's top bone lean to one side.
  * - A joint without children ends at its end site (BVH "End Site") when it has one.
  *   Otherwise (glTF leaves, BVH joints without end site) the leaf rule applies: the bone
@@ -287,19 +287,22 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
   };
 
   const chooseMain = (pending: number[], from: V, dirIn: V | undefined): number => {
+    // lexicographic: straightest (cosine to 1e-9), then farthest, then larger subtree, then first
     let best = 0;
-    let bestScore = -Infinity;
+    let bestCos = -Infinity, bestDist = -Infinity, bestSize = -Infinity;
     pending.forEach((c, i) => {
-      let score: number;
-      if (!dirIn) {
-        score = subtree[c]!;
-      } else {
+      let cos = 0, dist = 0;
+      if (dirIn) {
         const r = reach(c, from);
-        // cosine of the bend, ties broken by subtree size (a tiny epsilon keeps them secondary)
-        score = (r ? dot(dirIn, unit(sub(r, from))) : -2) * 1e6 + subtree[c]! * 1e-3;
+        cos = r ? Math.round(dot(dirIn, unit(sub(r, from))) * 1e9) / 1e9 : -2;
+        dist = r ? Math.hypot(...sub(r, from)) : 0;
       }
-      if (score > bestScore + 1e-12) {
-        bestScore = score;
+      const size = subtree[c]!;
+      // farther wins among equally straight children: the nearer ones then lie on its axis
+      // (a chest's neck at the tail, collar links between), which is how our own export is laid out
+      const better = cos !== bestCos ? cos > bestCos : dist !== bestDist ? dist > bestDist * (1 + 1e-9) : size > bestSize;
+      if (better) {
+        bestCos = cos; bestDist = dist; bestSize = size;
         best = i;
       }
     });
