@@ -21,7 +21,7 @@
  * handle (`pose()`, `metrics()`, `compareMetrics()`).
  */
 import {
-  addRig, createPhysikWorld, getSettings, readMetrics, readPose, removeRig, resetRig,
+  addRig, createPhysikWorld, describeControlPoint, getSettings, readMetrics, readPose, removeRig, resetRig,
   setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
 } from '../core';
 import { findRig } from '../core/world';
@@ -105,6 +105,8 @@ export interface Sandbox {
   readonly timeline: Timeline | null;
   /** Notes of the last import (unnamed joints named, connector bones added, ...). */
   readonly importNotes: string[];
+  /** The scene as it stands (rig, current control points and targets, settings) as scene-file JSON. */
+  sceneFile(): string;
   /** Move a control point's target (undoable, like a drag); throws for an unknown name or a non-finite target. */
   moveTarget(name: string, to: [number, number, number]): void;
   /** Name of the selected control point, or null. */
@@ -393,6 +395,17 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     get timeline() { return timeline; },
     get selected() { return selected; },
     select,
+    sceneFile() {
+      const r = record();
+      const { expect: _expect, ...rest } = scene; // the expectations were about the scene as shipped
+      void _expect;
+      const out = {
+        ...rest,
+        controlPoints: Array.from(r.controlPoints, (cp) => describeControlPoint(world, cp)),
+        settings: { ...getSettings(world, rig) },
+      };
+      return `${JSON.stringify(out, null, 2)}\n`;
+    },
     moveTarget(name, to) {
       const t = world.physik.ControlPoint.target, cp = pointNamed(ref, name);
       history.run(moveTargetEdit(ref, name, [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!], to));

@@ -149,6 +149,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     undo() { sandbox.undo(); blur(); },
     redo() { sandbox.redo(); blur(); },
     open() { fileInput.click(); },
+    saveScene() { save(`${sandbox.sceneName.replace(/[^\w.-]+/g, '_') || 'scene'}.json`, sandbox.sceneFile(), 'application/json'); },
   };
   points.add(edits, 'toggle').name('enable / disable (e)');
   points.add(edits, 'remove').name('delete (Del)');
@@ -163,15 +164,18 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     recState.fps = sandbox.recorder.fps;
     refresh();
   });
+  const save = (name: string, data: Uint8Array | string, type: string) => {
+    const url = URL.createObjectURL(new Blob([data as BlobPart], { type }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
   const download = async (kind: ExportKind) => {
     try {
       const file = await sandbox.recorder.exportFile(kind);
-      const url = URL.createObjectURL(new Blob([file.data as BlobPart], { type: file.type }));
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = file.name;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      save(file.name, file.data, file.type);
       ok();
     } catch (e) {
       options.showError(`could not export ${kind}:\n${e instanceof Error ? e.message : String(e)}`);
@@ -210,6 +214,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.add(actions, 'step').name('single step');
   gui.add(actions, 'reset').name('reset');
   gui.add(edits, 'open').name('open file… (.json .glb .gltf .bvh)');
+  gui.add(edits, 'saveScene').name('save scene .json');
 
   /** Show the sandbox's current state in every control. */
   function refresh(): void {

@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { useSandbox, shotDir, saveShot } from './harness';
+import { parseSceneText } from '../../src/scene/load';
 
 const open = useSandbox();
 const fixtures = new URL('../fixtures/external/', import.meta.url);
@@ -145,8 +146,10 @@ describe('recording in the sandbox (headless Chromium)', () => {
 
   it.each([
     ['bvhio_example.bvh', 22],
+    ['cmu_subject02_walk_delfem2.bvh', 27],
+    ['RiggedSimple.glb', 2],
     ['RiggedFigure.glb', 23],
-  ])('a dropped %s imports, poses with its two control points, records and exports', async (file, bones) => {
+  ])('a dropped %s imports, poses with its two control points, records, exports and saves as a scene', async (file, bones) => {
     const { page, errors } = await open();
     await dropFile(page, file);
     const name = file.replace(/\.[^.]+$/, '');
@@ -178,6 +181,15 @@ describe('recording in the sandbox (headless Chromium)', () => {
     expect(glb.subarray(0, 4).toString('latin1')).toBe('glTF');
     const bvh = (await download(page, 'export .bvh', `${name}.bvh`)).toString('utf8');
     expect(bvh.startsWith('HIERARCHY')).toBe(true);
+    // the imported rig with its posed control points, saved as a scene file that loads
+    const saved = parseSceneText((await download(page, 'save scene .json', `${name}.scene.json`)).toString('utf8'), `${name}.json`);
+    expect(saved.rig.bones).toHaveLength(bones);
+    expect(saved.controlPoints.map((c) => c.name)).toEqual(cps);
+    const targets = await page.evaluate(() => {
+      const s = window.__physik!;
+      return Object.values(s.controlPoints).map((cp) => Array.from(s.world.physik.ControlPoint.target.subarray(cp * 3, cp * 3 + 3)));
+    });
+    expect(saved.controlPoints.map((c) => c.target)).toEqual(targets);
     expect(errors).toEqual([]);
     await page.close();
   });
