@@ -34,6 +34,7 @@ import { createHistory, type History } from './history';
 import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
 import { createComparison, type Comparison } from './compare';
 import { installFileDrop } from './drop';
+import { crowdOf } from '../scene/crowd';
 import { createRecordingControls, type RecordingControls } from './recording';
 import { createTimeline, type Timeline } from '../hud/timeline';
 import { importBvh } from '../io/bvhImport';
@@ -107,6 +108,10 @@ export interface Sandbox {
   readonly importNotes: string[];
   /** The scene as it stands (rig, current control points and targets, settings) as scene-file JSON. */
   sceneFile(): string;
+  /** Spawn `n` copies of the scene's rig behind it, each following a wandering scripted target (0 removes them). */
+  spawnCrowd(n: number): void;
+  /** Rigs of the crowd (not counting the main rig). */
+  readonly crowd: number;
   /** Move a control point's target (undoable, like a drag); throws for an unknown name or a non-finite target. */
   moveTarget(name: string, to: [number, number, number]): void;
   /** Name of the selected control point, or null. */
@@ -217,6 +222,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let mainMs = 0, ghostMs = 0;
   let onion = 0;
   let importNotes: string[] = [];
+  let crowdRigs: number[] = [];
   let timeline: Timeline | null = null;
   // the overlay draws on its own canvas over the three.js one (one WebGL context each)
   let hud: Hud | null = null;
@@ -287,7 +293,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     if (frames % 6 === 0) {
       if (status) {
         const m = readMetrics(world, rig);
-        status.textContent = `${sceneName} · ${getSettings(world, rig).solver} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
+        status.textContent = `${sceneName}${crowdRigs.length ? ` + crowd of ${crowdRigs.length}` : ''} · ${getSettings(world, rig).solver} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
       }
       writeCompare();
     }
@@ -307,6 +313,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     // build the new rig first: if it throws, the old one stays
     const added = addRig(world, { rig: next.rig, controlPoints: next.controlPoints, settings: next.settings, script: next.script }).rig;
     removeRig(world, rig);
+    for (const r of crowdRigs) removeRig(world, r);
+    crowdRigs = [];
     rig = added;
     scene = next;
     sceneName = name;
@@ -338,6 +346,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     reset() {
       if (sandbox.recorder.state.mode === 'playback') sandbox.recorder.live();
       resetRig(world, rig);
+      for (const r of crowdRigs) resetRig(world, r);
       compare?.reset();
       view.clearOnion();
       acc = 0;
@@ -406,6 +415,20 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       };
       return `${JSON.stringify(out, null, 2)}\n`;
     },
+    spawnCrowd(n) {
+      if (!(Number.isInteger(n) && n >= 0 && n <= 1000)) throw new Error(`crowd size must be a whole number from 0 to 1000, got ${n}`);
+      for (const r of crowdRigs) removeRig(world, r);
+      crowdRigs = [];
+      if (n > 0) {
+        const side = Math.ceil(Math.sqrt(n));
+        const spacing = 1.2 * world.physik.Rig.height[rig]!;
+        const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
+        crowdRigs = inputs.map((input) => addRig(world, input).rig);
+      }
+      view.update(); // rebuild the buffers for the new set of rigs
+      view.frame();
+    },
+    get crowd() { return crowdRigs.length; },
     moveTarget(name, to) {
       const t = world.physik.ControlPoint.target, cp = pointNamed(ref, name);
       history.run(moveTargetEdit(ref, name, [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!], to));

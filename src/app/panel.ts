@@ -121,6 +121,12 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     options.onLinkChange?.();
   });
 
+  state.crowd = sandbox.crowd;
+  track('crowd', gui.add(state, 'crowd', 0, 400, 1).name('crowd (copies)')).onFinishChange((v: number) => {
+    try { sandbox.spawnCrowd(v); ok(); } catch (e) { fail('crowd', e); }
+    refresh();
+  });
+
   // --- settings
   const settings = gui.addFolder('settings');
   for (const { key, label } of fields) {
@@ -223,6 +229,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     state.solver = s.solver;
     state.compare = sandbox.compare?.solver ?? 'none';
     state.onion = sandbox.onion;
+    state.crowd = sandbox.crowd;
     state.selected = sandbox.selected ?? '(none)';
     for (const { key } of fields) state[key] = s[key];
     for (const [, c] of controllers) c.updateDisplay();

@@ -6,7 +6,8 @@
  *   local +Y runs from head to tail. Colour per bone by how far its joint is pressed past its
  *   angular limits, in the stretched-red / squeezed-blue convention: past a max toward red, below a
  *   min toward blue; 0 = neutral grey, LIMIT_RED_DEG of excess (or more) = full colour.
- * - Joint spheres at every head and tail (InstancedMesh).
+ * - Joint spheres at every head and at tails no child starts from (InstancedMesh, low-poly);
+ *   in a crowd (more than CROWD_BONES bones in the world) only the first rig gets them.
  * - Control points: attachment dot, target handle sphere (orange when active, grey when
  *   inactive, violet for poles) and a line segment for the spring between them.
  * - Each rig's centre of mass (Rig.centreOfMass) with a plumb line to its projection on the floor (y = 0).
@@ -54,6 +55,9 @@ import {
   LIMIT_ARC_SEGMENTS, jointFrame, limitDirection, limitFanIndex, limitOutlineIndex,
   raySegmentClosest, writeLimitFan,
 } from './limits';
+
+/** Bones in the world above which only the first rig gets joint spheres (see writeBuffers). */
+export const CROWD_BONES = 300;
 
 /** Limit excess (degrees) at which a bone is drawn fully red. */
 export const LIMIT_RED_DEG = 10;
@@ -246,7 +250,10 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
 
   const boneGeo = createOctahedronGeometry();
   const boneEdgeGeo = new EdgesGeometry(boneGeo);
-  const sphereGeo = new SphereGeometry(1, 16, 12);
+  const sphereGeo = new SphereGeometry(1, 12, 8);
+  // joints are many and small: 48 triangles each keeps a crowd of 100 humanoids (3600 joints)
+  // cheap even on a software renderer (16 × 12 made it 1.4M triangles, 0.7 s a frame on SwiftShader)
+  const jointGeo = new SphereGeometry(1, 8, 4);
   const discGeo = new CircleGeometry(1, 24).rotateX(-Math.PI / 2);
   const boneMat = new MeshStandardMaterial({ color: 0xffffff, flatShading: true, roughness: 0.6, metalness: 0.05 });
   const jointMat = new MeshStandardMaterial({ color: 0x8d97a6, roughness: 0.5 });
@@ -442,8 +449,8 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     let k = 0;
     for (const r of rigs) for (const cp of r.controlPoints) { handleCp[k] = cp; handleRig[k++] = r.eid; }
     const bones = instanced(boneGeo, boneMat, nb, true);
-    const joints = instanced(sphereGeo, jointMat, nb * 2, false);
-    const dots = instanced(sphereGeo, dotMat, nc, false);
+    const joints = instanced(jointGeo, jointMat, nb * 2, false);
+    const dots = instanced(jointGeo, dotMat, nc, false);
     const handles = instanced(sphereGeo, handleMat, nc, true);
     const coms = instanced(sphereGeo, comMat, rigs.length, false);
     const comShadows = instanced(discGeo, shadowMat, rigs.length, false);
@@ -469,6 +476,24 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     camera.updateProjectionMatrix();
   }
 
+  // per rig: whether bone i's tail has a child's head on it (computed once per rig record)
+  const tailCache = new WeakMap<object, Uint8Array>();
+  function coveredTails(rig: { bones: Int32Array }): Uint8Array {
+    let c = tailCache.get(rig);
+    if (c) return c;
+    const { Bone } = world.physik;
+    c = new Uint8Array(rig.bones.length);
+    for (let i = 0; i < rig.bones.length; i++) {
+      const e = rig.bones[i]!;
+      for (let j = 0; j < rig.bones.length; j++) {
+        const k = rig.bones[j]!;
+        if (Bone.parent[k] === e && Math.abs(Bone.attach[k * 3 + 1]! - Bone.length[e]!) < 1e-9 * Math.max(1, Bone.length[e]!)) { c[i] = 1; break; }
+      }
+    }
+    tailCache.set(rig, c);
+    return c;
+  }
+
   function writeBuffers(b: Buffers): void {
     const { Bone, ControlPoint, Rig, AngularLimit } = world.physik;
     let bi = 0, ji = 0, ci = 0, ri = 0;
@@ -478,6 +503,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     for (const rig of world.physik.rigs) {
       const height = Rig.height[rig.eid]!;
       const jointR = Math.max(0.006, height * 0.008);
+      const tailCovered = coveredTails(rig);
       for (let i = 0; i < rig.bones.length; i++) {
         const e = rig.bones[i]!;
         const e3 = e * 3, e4 = e * 4;
@@ -509,6 +535,8 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
         m.compose(p, q, s);
         b.joints.setMatrixAt(ji++, m);
         p.set(Bone.tail[e3]!, Bone.tail[e3 + 1]!, Bone.tail[e3 + 2]!);
+        // a tail with a child attached there already has that child's head sphere: draw it empty
+        if (tailCovered[i]) s.set(0, 0, 0);
         m.compose(p, q, s);
         b.joints.setMatrixAt(ji++, m);
       }
@@ -549,6 +577,10 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       pp[o + 3] = cx; pp[o + 4] = 0; pp[o + 5] = cz;
       ri++;
     }
+    // level of detail: in a crowd (more than CROWD_BONES bones) only the first rig, the one
+    // being posed, gets joint spheres; the others' joints would cost more than all the bones
+    const rigs = world.physik.rigs;
+    b.joints.count = ji > 2 * CROWD_BONES && rigs.length > 1 ? 2 * rigs[0]!.bones.length : ji;
     for (let i = 0; i < b.meshes.length; i++) b.meshes[i]!.instanceMatrix.needsUpdate = true;
     b.bones.instanceColor!.needsUpdate = true;
     b.handles.instanceColor!.needsUpdate = true;
@@ -593,7 +625,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     ghost = {
       world: w,
       bones: instanced(boneGeo, ghostBoneMat, boneEids.length, false, ghostGroup),
-      joints: instanced(sphereGeo, ghostJointMat, boneEids.length * 2, false, ghostGroup),
+      joints: instanced(jointGeo, ghostJointMat, boneEids.length * 2, false, ghostGroup),
       boneEids,
     };
     return ghost;
@@ -819,7 +851,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     disposeGhost();
     disposeOnion();
     orbit.dispose();
-    for (const g of [boneGeo, boneEdgeGeo, sphereGeo, discGeo, ...gizmoGeos]) g.dispose();
+    for (const g of [boneGeo, boneEdgeGeo, sphereGeo, jointGeo, discGeo, ...gizmoGeos]) g.dispose();
     for (const mt of [boneMat, jointMat, dotMat, handleMat, comMat, shadowMat, springMat, plumbMat,
       ghostBoneMat, ghostJointMat, selectionMat, ...onionMats, ...gizmoMats]) mt.dispose();
     grid.geometry.dispose();

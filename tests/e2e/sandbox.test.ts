@@ -173,6 +173,36 @@ describe('sandbox (headless Chromium)', () => {
     await page.close();
   });
 
+  it('spawns a crowd of 100 humanoids from the panel and stays interactive', async () => {
+    const { page, errors } = await open();
+    const row = page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: /^crowd \(copies\)$/ }) });
+    const input = row.locator('input').last();
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('100');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.__physik!.world.physik.rigs.length === 101, undefined, { timeout: 20_000 });
+    await page.locator('#view').click({ position: { x: 5, y: 300 } }); // focus back on the view
+    const t0 = await page.evaluate(() => ({ frames: window.__physik!.frames, steps: window.__physik!.stepsTaken, now: performance.now() }));
+    await page.waitForTimeout(2000);
+    const t1 = await page.evaluate(() => ({ frames: window.__physik!.frames, steps: window.__physik!.stepsTaken, now: performance.now() }));
+    const seconds = (t1.now - t0.now) / 1000;
+    // still drawing and simulating (SwiftShader renders on the CPU: a GPU does far better)
+    expect((t1.frames - t0.frames) / seconds).toBeGreaterThan(4);
+    expect(t1.steps - t0.steps).toBeGreaterThan(10);
+    // and the main rig still answers a drag of its hand target
+    const before = await cpVec(page, 'handR', 'target');
+    const at = (await page.evaluate(() => window.__physik!.screenOf('handR')))!;
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) await page.mouse.move(at.x - 10 * i, at.y - 6 * i);
+    await page.mouse.up();
+    expect(dist(before, await cpVec(page, 'handR', 'target'))).toBeGreaterThan(0.03);
+    await saveShot(page, 'crowd-100');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('an unknown scene shows a visible error, not a blank page', async () => {
     const { page } = await open('?scene=no-such-scene', { waitForFrames: false });
     const el = page.locator('#error');

@@ -1,0 +1,88 @@
+/**
+ * A crowd: copies of one scene's rig on a grid, each following a scripted target of its own
+ * (for the sandbox's "spawn crowd" and the many-rigs benchmark).
+ *
+ * Copy k stands at grid cell k (row-major, `spacing` apart on the floor, centred on the
+ * original) with every position of the scene (root head, control point targets, script
+ * targets) shifted by the cell's offset. Its script is the scene's script plus a wander: every
+ * `every` steps one control point (the one named, else the first the script moves, else the
+ * first goal with a target) moves to a point drawn around its first scripted target, from a
+ * seeded generator, so copies differ but runs repeat exactly.
+ *
+ * Limits: the copies are independent rigs (no collisions between them); a scene whose rig has
+ * no control point gets no wander.
+ */
+import type { ControlPointDescription, RigDescription, Scene, ScriptEvent, Vec3Tuple } from './types';
+import type { RigInput } from '../core/rig';
+
+export interface CrowdOptions {
+  /** Distance between neighbours on the floor (default 1.5 × the rig's largest extent guess: 1.5). */
+  spacing?: number;
+  /** Steps between wander moves (default 100: the humanoid reaches a target in about 80). */
+  every?: number;
+  /** Steps of wander scripted per copy (default 4000). */
+  length?: number;
+  /** Wander radius as a fraction of the distance from the root to the rest target (default 0.5). */
+  radius?: number;
+  /** The control point that wanders (default: the first goal). */
+  point?: string;
+  seed?: number;
+  /** Where the grid's centre stands on the floor (default the origin). */
+  centre?: [number, number];
+}
+
+/** mulberry32: small, seeded, deterministic. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const shift = (v: Vec3Tuple, d: Vec3Tuple): Vec3Tuple => [v[0] + d[0], v[1] + d[1], v[2] + d[2]];
+
+/** `count` rig inputs for addRig: the scene's rig on a grid, each with its own wandering target. */
+export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {}): RigInput[] {
+  if (!(Number.isInteger(count) && count >= 1 && count <= 100_000)) throw new Error(`crowd size must be a whole number from 1 to 100000, got ${count}`);
+  const spacing = options.spacing ?? 1.5;
+  const every = options.every ?? 100;
+  const length = options.length ?? 4000;
+  const radius = options.radius ?? 0.5;
+  if (!(spacing > 0 && every >= 1 && length >= 0 && radius >= 0)) throw new Error('crowd: spacing must be > 0, every >= 1, length and radius >= 0');
+  const side = Math.ceil(Math.sqrt(count));
+  const rnd = random(options.seed ?? 1);
+  // the wanderer: the one named, else the first point the script moves, else the first goal
+  const scripted = scene.script.find((e) => e.target)?.point;
+  const wanderer = scene.controlPoints.find((c) => c.name === (options.point ?? scripted))
+    ?? (options.point ? undefined : scene.controlPoints.find((c) => c.role !== 'pole' && c.target));
+  if (options.point && !wanderer) throw new Error(`crowd: no control point "${options.point}" in scene "${scene.name}"`);
+  // its home: where the script first sends it, else its own target
+  const home = (wanderer && (scene.script.find((e) => e.point === wanderer.name && e.target)?.target ?? wanderer.target)) as Vec3Tuple | undefined;
+  const rootHead = (scene.rig.bones.find((b) => b.parent === null)?.head ?? [0, 0, 0]) as Vec3Tuple;
+
+  const out: RigInput[] = [];
+  for (let k = 0; k < count; k++) {
+    const [cx, cz] = options.centre ?? [0, 0];
+    const d: Vec3Tuple = [cx + ((k % side) - (side - 1) / 2) * spacing, 0, cz + (Math.floor(k / side) - (side - 1) / 2) * spacing];
+    const rig: RigDescription = {
+      ...scene.rig,
+      name: `${scene.rig.name}#${k}`,
+      bones: scene.rig.bones.map((b) => (b.parent === null ? { ...b, head: shift(rootHead, d) } : b)),
+    };
+    const controlPoints: ControlPointDescription[] = scene.controlPoints.map((c) => (c.target ? { ...c, target: shift(c.target, d) } : c));
+    const script: ScriptEvent[] = scene.script.map((e) => (e.target ? { ...e, target: shift(e.target, d) } : e));
+    if (wanderer && home) {
+      const reach = Math.hypot(home[0] - rootHead[0], home[1] - rootHead[1], home[2] - rootHead[2]) * radius;
+      for (let s = every; s <= length; s += every) {
+        const p: Vec3Tuple = [home[0] + (2 * rnd() - 1) * reach, home[1] + (2 * rnd() - 1) * reach, home[2] + (2 * rnd() - 1) * reach];
+        script.push({ step: s, point: wanderer.name, target: shift(p, d) });
+      }
+    }
+    out.push({ rig, controlPoints, settings: scene.settings, script });
+  }
+  return out;
+}
