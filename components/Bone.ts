@@ -33,6 +33,8 @@ export const BoneLayout = {
   /** External force and torque (springs, damping, torsion) about the centre. */
   force: [Float64Array, 3],
   torque: [Float64Array, 3],
+  /** Damping coefficient c at each end of the bone (F = −c v): the setting, or derived (dampingAuto). */
+  damping: [Float64Array, 1],
   /** Mass and principal inertia including the implicit damping terms (this step). */
   effMass: [Float64Array, 1],
   effInertia: [Float64Array, 3],

@@ -6,6 +6,17 @@
  * The force acts at the attachment, so the bone also gets the torque (a − centre) × F.
  * The cap defaults to a fraction of the rig's height (the original fixed c = 1 unit,
  * which made the law depend on the rig's scale).
+ *
+ * Implicit springs (`springImplicit`, the default): the spring is evaluated at the end of the
+ * step (backward Euler), F = k r − k dt v_a − k dt² a_a, so a stiff spring on a light bone
+ * cannot fling it round in one step. The −k dt² a_a part is added to the bone's effective mass
+ * and inertia as a point mass μ = k dt² at the attachment, taken as 2μ on the mass and 2μ|d|²
+ * on every inertia axis (d = attachment − centre), which bounds the exact point-mass matrix
+ * from above without coupling terms. A force F at a lever ℓ from the bone's head also turns
+ * the bone like a pendulum of rotational stiffness up to ℓ|F| (its geometric stiffness; a
+ * capped spring on a hand is mostly this), so ℓ|F| dt² is added to every inertia axis too.
+ * These terms vanish at rest (they only scale accelerations), so the pose a rig settles in is
+ * the same as with the explicit spring (the paper's).
  */
 import type { PhysikWorld } from '../src/core/world';
 import { SPRING_CAPPED } from '../components';
@@ -14,11 +25,12 @@ import { len3 } from '../src/math/quat';
 
 export function controlSprings(world: PhysikWorld): void {
   const { Bone, ControlPoint } = world.physik;
-  const { force, torque, centre } = Bone;
+  const { force, torque, centre, head, vel, angVel, effMass, effInertiaWorld } = Bone;
   const { attachment, effective, springForce } = ControlPoint;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
+    const implicitDt = rig.settings.springImplicit ? rig.settings.dt : 0;
     for (let ci = 0; ci < rig.controlPoints.length; ci++) {
       const cp = rig.controlPoints[ci]!;
       const c3 = cp * 3;
@@ -36,11 +48,26 @@ export function controlSprings(world: PhysikWorld): void {
         const dist = len3(rx, ry, rz);
         if (dist > cap) k *= cap / dist;
       }
-      const fx = k * rx, fy = k * ry, fz = k * rz;
-      springForce[c3] = fx; springForce[c3 + 1] = fy; springForce[c3 + 2] = fz;
       const b = ControlPoint.bone[cp]!, b3 = b * 3;
-      force[b3] += fx; force[b3 + 1] += fy; force[b3 + 2] += fz;
       const lx = attachment[c3]! - centre[b3]!, ly = attachment[c3 + 1]! - centre[b3 + 1]!, lz = attachment[c3 + 2]! - centre[b3 + 2]!;
+      let fx = k * rx, fy = k * ry, fz = k * rz;
+      springForce[c3] = fx; springForce[c3 + 1] = fy; springForce[c3 + 2] = fz;
+      if (implicitDt > 0) {
+        // −k dt v_a, v_a = v + ω × d (the capped spring's secant stiffness stands in for k)
+        const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+        const kd = k * implicitDt;
+        fx -= kd * (vel[b3]! + wy * lz - wz * ly);
+        fy -= kd * (vel[b3 + 1]! + wz * lx - wx * lz);
+        fz -= kd * (vel[b3 + 2]! + wx * ly - wy * lx);
+        const mu2 = 2 * kd * implicitDt;
+        effMass[b] += mu2;
+        const hx = attachment[c3]! - head[b3]!, hy = attachment[c3 + 1]! - head[b3 + 1]!, hz = attachment[c3 + 2]! - head[b3 + 2]!;
+        const geometric = len3(hx, hy, hz) * k * len3(rx, ry, rz) * implicitDt * implicitDt;
+        const inertia = mu2 * (lx * lx + ly * ly + lz * lz) + geometric;
+        const b6 = b * 6; // symmetric 3×3: xx xy xz yy yz zz
+        effInertiaWorld[b6] += inertia; effInertiaWorld[b6 + 3] += inertia; effInertiaWorld[b6 + 5] += inertia;
+      }
+      force[b3] += fx; force[b3 + 1] += fy; force[b3 + 2] += fz;
       torque[b3] += ly * fz - lz * fy;
       torque[b3 + 1] += lz * fx - lx * fz;
       torque[b3 + 2] += lx * fy - ly * fx;

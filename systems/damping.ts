@@ -13,10 +13,13 @@
  * (scale-free), again with the β·dt·I part moved into the inertia; 'halve' is the paper's
  * halving of angular velocity each step, done by the integrator.
  */
-import type { PhysikWorld } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { applyDerivedSettings } from '../src/core/rig';
 import { quatRotateArr, quatRotateInvArr, rotatedDiagonalArr } from '../src/math/quat';
 
 const local = new Float64Array(3);
+/** Control point set each rig's derived damping was computed for (automatic damping follows it). */
+const derivedFor = new WeakMap<RigRecord, number>();
 
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
@@ -25,13 +28,19 @@ export function damping(world: PhysikWorld): void {
     const rig = world.physik.rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
-    const c = s.damping, dt = s.dt;
-    const pointMass = s.dampingMode === 'implicit' ? c * dt : 0;
+    if (derivedFor.get(rig) !== rig.controlPointsVersion) {
+      applyDerivedSettings(world, rig);
+      derivedFor.set(rig, rig.controlPointsVersion);
+    }
+    const dt = s.dt;
+    const implicitDt = s.dampingMode === 'implicit' ? dt : 0;
     const beta = s.angularDampingMode === 'implicit' ? s.angularDamping : 0;
     const angularScale = 1 + beta * dt;
     for (let bi = 0; bi < rig.bones.length; bi++) {
       const b = rig.bones[bi]!;
       const b3 = b * 3, q = b * 4;
+      const c = Bone.damping[b]!;
+      const pointMass = c * implicitDt;
       const half = 0.5 * length[b]!;
       // d = R (0, L/2, 0): centre → tail
       const qx = rot[q]!, qy = rot[q + 1]!, qz = rot[q + 2]!, qw = rot[q + 3]!;

@@ -18,6 +18,13 @@
  * τ = −k (excess + dt ω_rel·v + dt² α_rel·v); the dt² part is added (twice, see below) to the
  * inertia of the bone and of its parent along v, the dt part is a damping torque. This keeps stiff limits on light bones stable at any dt. `limitImplicit: false` is
  * the paper's explicit spring.
+ *
+ * Hard stop (\`limitHardStop\`, not in the paper): more than \`limitHardStopDeg\` past a limit
+ * the spring is HARD_STOP_FACTOR times stiffer, so a strong pull on a light bone (the paper's
+ * exploding hand) presses only a little further. It stays a spring, implicit like the rest:
+ * no position is projected, so a pressed rig still comes to rest. (A projection after the
+ * integration was tried first: it bounded the angle exactly but leaked the pull's reaction
+ * into the parent, so pressed arms crept or spun instead of resting.)
  */
 import type { PhysikWorld } from '../src/core/world';
 import { quatMul, quatMulConjA, quatToRotationVector } from '../src/math/quat';
@@ -26,6 +33,8 @@ const qRel = new Float64Array(4);
 const qFrame = new Float64Array(4);
 const phi = new Float64Array(3);
 const DEG = Math.PI / 180;
+/** Stiffness multiplier of a limit's spring past its hard-stop band (`limitHardStop`). */
+export const HARD_STOP_FACTOR = 50;
 
 /** Joint-frame rotation vector of bone b relative to its parent and rest pose, to out. */
 export function jointRotationVector(world: PhysikWorld, b: number, out: Float64Array): void {
@@ -58,6 +67,8 @@ export function torsionSprings(world: PhysikWorld): void {
     const capped = s.limitSpring === 'capped';
     const capAngle = s.limitCapDeg * DEG;
     const implicit = s.limitImplicit;
+    const conservative = s.limitTorque !== 'axis';
+    const hardBand = s.limitHardStop ? s.limitHardStopDeg * DEG : -1;
     const dt = s.dt;
     for (let bi = 0; bi < rig.bones.length; bi++) {
       const b = rig.bones[bi]!;
@@ -67,9 +78,27 @@ export function torsionSprings(world: PhysikWorld): void {
       jointRotationVector(world, b, phi);
       quatMul(qFrame, 0, Bone.rot, p * 4, Bone.restLocal, b * 4); // joint frame in world
       const fx = qFrame[0]!, fy = qFrame[1]!, fz = qFrame[2]!, fw = qFrame[3]!;
+      // columns of the joint frame's rotation matrix (its x, y, z axes in world)
+      const c0x = 1 - 2 * (fy * fy + fz * fz), c0y = 2 * (fx * fy + fz * fw), c0z = 2 * (fx * fz - fy * fw);
+      const c1x = 2 * (fx * fy - fz * fw), c1y = 1 - 2 * (fx * fx + fz * fz), c1z = 2 * (fy * fz + fx * fw);
+      const c2x = 2 * (fx * fz + fy * fw), c2y = 2 * (fy * fz - fx * fw), c2z = 1 - 2 * (fx * fx + fy * fy);
       const kappa = AngularLimit.stiffness[b]! >= 0 ? AngularLimit.stiffness[b]! : s.limitStiffness;
       const k = s.limitStiffnessAbsolute ? kappa : kappa * Bone.limitInertia[b]!;
       const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
+      const px = phi[0]!, py = phi[1]!, pz = phi[2]!;
+      // conservative torque: the inverse-transposed left Jacobian of the rotation vector,
+      // J⁻ᵀ = I + ½[φ]× + g2 [φ]×²; with the axis torque instead (g2 = half = 0) the
+      // off-axis coupling at large bends is circulatory and can pump energy (flutter)
+      const th2 = px * px + py * py + pz * pz;
+      let half = 0, g2 = 0;
+      if (conservative) {
+        half = 0.5;
+        if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
+        else {
+          const th = Math.sqrt(th2);
+          g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
+        }
+      }
       let tx = 0, ty = 0, tz = 0;
       for (let a = 0; a < 3; a++) {
         const theta = phi[a]!;
@@ -82,20 +111,31 @@ export function torsionSprings(world: PhysikWorld): void {
         if (theta > hi) excess = theta - hi;
         else if (theta < lo) excess = theta - lo;
         if (excess === 0) continue;
-        // joint axis v in world: column a of the joint frame's rotation matrix
-        let ux: number, uy: number, uz: number;
-        if (a === 0) { ux = 1 - 2 * (fy * fy + fz * fz); uy = 2 * (fx * fy + fz * fw); uz = 2 * (fx * fz - fy * fw); }
-        else if (a === 1) { ux = 2 * (fx * fy - fz * fw); uy = 1 - 2 * (fx * fx + fz * fz); uz = 2 * (fy * fz + fx * fw); }
-        else { ux = 2 * (fx * fz + fy * fw); uy = 2 * (fy * fz - fx * fw); uz = 1 - 2 * (fx * fx + fy * fy); }
+        // direction of the torque in the joint frame: e_a + half φ×e_a + g2 (φ φ_a − θ² e_a)
+        let e0 = g2 * px * theta, e1 = g2 * py * theta, e2 = g2 * pz * theta;
+        if (a === 0) { e0 += 1 - g2 * th2; e1 += half * pz; e2 -= half * py; }
+        else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * pz; e2 += half * px; }
+        else { e2 += 1 - g2 * th2; e0 += half * py; e1 -= half * px; }
+        // in world
+        const ux = c0x * e0 + c1x * e1 + c2x * e2;
+        const uy = c0y * e0 + c1y * e1 + c2y * e2;
+        const uz = c0z * e0 + c1z * e1 + c2z * e2;
         let tau = -k * excess;
+        // hard stop: past the band the spring is HARD_STOP_FACTOR times stiffer
+        let kk = k, over = 0;
+        if (hardBand >= 0) {
+          if (theta > max[b3 + a]! + hardBand) over = theta - max[b3 + a]! - hardBand;
+          else if (theta < min[b3 + a]! - hardBand) over = theta - min[b3 + a]! + hardBand;
+          if (over !== 0) { kk = HARD_STOP_FACTOR * k; tau -= (HARD_STOP_FACTOR - 1) * k * over; }
+        }
         let stiffInertia = 0;
         if (implicit) {
-          tau -= k * dt * (rwx * ux + rwy * uy + rwz * uz);
+          tau -= kk * dt * (rwx * ux + rwy * uy + rwz * uz);
           // 2 k dt² on each side: the pair's relative mode then carries at least k dt²
           // even when both bones are light (k dt² each would leave it marginally unstable).
-          stiffInertia = 2 * k * dt * dt;
+          stiffInertia = 2 * kk * dt * dt;
         }
-        if (capped) {
+        if (capped && over === 0) {
           const limit = k * capAngle;
           if (tau > limit || tau < -limit) { tau = tau > 0 ? limit : -limit; stiffInertia = 0; }
         }

@@ -268,25 +268,64 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
 export function limitInertiaScale(world: PhysikWorld, record: RigRecord): void {
   const { Bone } = world.physik;
   const s = record.settings;
-  const mu = s.dampingMode === 'implicit' ? s.damping * s.dt : 0;
+  const implicit = s.dampingMode === 'implicit' ? s.dt : 0;
   const angular = s.angularDampingMode === 'implicit' ? 1 + s.angularDamping * s.dt : 1;
+  // a floor from the control springs: ρ k H² is the torque per radian of the stiffest spring
+  // pulling at the rig's full height, so a limit holds against it whatever the bone's inertia
+  const H = world.physik.Rig.height[record.eid]!;
+  const extra = s.limitControlRatio > 0 && s.limitStiffness > 0 ? (s.limitControlRatio * largestControlStiffness(world, record) * H * H) / s.limitStiffness : 0;
   for (const b of record.bones) {
     const L = Bone.length[b]!;
-    Bone.limitInertia[b] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L;
+    const mu = Bone.damping[b]! * implicit;
+    Bone.limitInertia[b] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L + extra;
   }
+}
+
+/** Largest stiffness of the rig's goal (non-pole) control points; the setting when there are none. */
+function largestControlStiffness(world: PhysikWorld, record: RigRecord): number {
+  const { ControlPoint } = world.physik;
+  let max = 0;
+  for (const cp of record.controlPoints) {
+    if (!ControlPoint.pole[cp] && ControlPoint.stiffness[cp]! > max) max = ControlPoint.stiffness[cp]!;
+  }
+  return max > 0 ? max : record.settings.stiffness;
+}
+
+/**
+ * Each bone's damping coefficient c (per end, F = −c v): the \`damping\` setting, or with
+ * \`dampingAuto\` c = ζ √(k m) from the bone's mass m and the rig's stiffest control spring k
+ * (ζ = \`dampingRatio\`). The two ends together give 2ζ√(k m), so a bone pulled by that
+ * spring alone is damped at ratio ζ (1 = critical), whatever its mass or the rig's units:
+ * light hands are no longer drowned by a damping sized for a torso, and heavy rigs no
+ * longer float. (Compared on the paper scenes against a damping proportional to mass from
+ * the rig's total stiffness: that one let long chains diverge; this one settled all.)
+ */
+export function boneDamping(world: PhysikWorld, record: RigRecord): void {
+  const { Bone } = world.physik;
+  const s = record.settings;
+  if (!s.dampingAuto) {
+    for (const b of record.bones) Bone.damping[b] = s.damping;
+    return;
+  }
+  const k = largestControlStiffness(world, record);
+  for (const b of record.bones) Bone.damping[b] = s.dampingRatio * Math.sqrt(k * Bone.mass[b]!);
 }
 
 /** Settings that depend on the rig's scale or size. */
 export function applyDerivedSettings(world: PhysikWorld, record: RigRecord): void {
   const s = record.settings;
   record.defaultCap = s.cap > 0 ? s.cap : s.capFraction * world.physik.Rig.height[record.eid]!;
-  if (!record.limitScaleKey || record.limitScaleKey !== limitScaleKey(s)) {
+  const key = limitScaleKey(s, record);
+  if (!record.limitScaleKey || record.limitScaleKey !== key) {
+    boneDamping(world, record);
     limitInertiaScale(world, record);
-    record.limitScaleKey = limitScaleKey(s);
+    record.limitScaleKey = key;
   }
 }
 
-const limitScaleKey = (s: Settings) => `${s.dampingMode} ${s.damping} ${s.dt} ${s.angularDampingMode} ${s.angularDamping}`;
+/** What the derived damping and limit scale depend on (they are recomputed when it changes). */
+const limitScaleKey = (s: Settings, record: RigRecord) =>
+  `${s.dampingMode} ${s.damping} ${s.dampingAuto} ${s.dampingRatio} ${s.limitControlRatio} ${s.limitStiffness} ${s.stiffness} ${record.controlPointsVersion} ${s.dt} ${s.angularDampingMode} ${s.angularDamping}`;
 
 export function resetRigMetrics(world: PhysikWorld, rig: number): void {
   const R = world.physik.Rig;

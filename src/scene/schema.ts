@@ -88,12 +88,20 @@ function settingSchema(key: string, def: unknown): z.ZodType {
   return s;
 }
 
+/**
+ * A patch that states `damping` but not `dampingAuto` means that damping: automatic damping
+ * (the default) is switched off. Scenes that state no damping keep the automatic one.
+ */
+export function resolveDampingAuto(patch: Partial<Settings>): Partial<Settings> {
+  return patch.damping !== undefined && patch.dampingAuto === undefined ? { ...patch, dampingAuto: false } : patch;
+}
+
 /** A partial `Settings` object: every key optional, unknown keys rejected. */
 export const settingsPatchSchema = strict(
   Object.fromEntries(
     Object.entries(defaultSettings).map(([key, def]) => [key, settingSchema(key, def).optional()]),
   ),
-) as unknown as z.ZodType<Partial<Settings>>;
+).transform((p) => resolveDampingAuto(p as Partial<Settings>)) as unknown as z.ZodType<Partial<Settings>>;
 
 /** Merge a patch over the defaults; explicit `undefined` values keep the default. */
 export function withDefaultSettings(patch: Partial<Settings> = {}): Settings {

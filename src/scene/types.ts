@@ -72,6 +72,14 @@ export interface Settings {
   dt: number;
   /** Linear damping coefficient c at head and tail of every bone (F = -c v). */
   damping: number;
+  /**
+   * Derive each bone's damping from its mass and the rig's control stiffness (near critical)
+   * instead of using `damping`. The default when a scene or settings patch states no
+   * `damping`; stating `damping` (without `dampingAuto`) switches it off.
+   */
+  dampingAuto: boolean;
+  /** Damping ratio ζ of automatic damping (1 = critical for a bone on the stiffest control spring). */
+  dampingRatio: number;
   dampingMode: DampingMode;
   /** Angular damping rate (1/s), multiplied by each bone's inertia; used when mode is 'implicit'. */
   angularDamping: number;
@@ -83,6 +91,11 @@ export interface Settings {
   integrator: Integrator;
   /** Default spring kind of control points. */
   spring: SpringKind;
+  /**
+   * Evaluate control springs at the end of the step (backward Euler): stable for stiff springs
+   * on light bones, and the settled pose is unchanged. False is the paper's explicit spring.
+   */
+  springImplicit: boolean;
   /** Default control-point stiffness k. */
   stiffness: number;
   /** Default cap c of capped springs as a fraction of the rig's height (used when cap is 0). */
@@ -94,7 +107,25 @@ export interface Settings {
   limitStiffnessAbsolute: boolean;
   /** Evaluate active torsion springs at the end of the step (stable for stiff limits on light bones). */
   limitImplicit: boolean;
+  /**
+   * 'conservative' (default): the torque of a limit is the gradient of its spring energy over the
+   * joint's rotation (stays conservative at large bends); 'axis': the paper's torque along the
+   * joint-frame axis, whose off-axis coupling at large bends can pump energy.
+   */
+  limitTorque: 'conservative' | 'axis';
   limitSpring: SpringKind;
+  /**
+   * Hard stop behind the torsion springs: more than \`limitHardStopDeg\` past a limit, its
+   * spring is 50 times stiffer (systems/torsionSprings.ts).
+   */
+  limitHardStop: boolean;
+  /**
+   * Stiffness floor of the torsion springs from the control springs: a limit is at least
+   * this × k H² stiff (torque per radian), k the stiffest control spring, H the rig height.
+   * Keeps limits from giving way under strong pulls on light bones. 0 = inertia only.
+   */
+  limitControlRatio: number;
+  limitHardStopDeg: number;
   /** Cap of capped torsion springs, as an angle in degrees of excess (torque cap = k × this). */
   limitCapDeg: number;
   /** Tolerance band: the spring starts this fraction of the range inside each limit (paper: 0.1). */

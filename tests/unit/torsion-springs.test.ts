@@ -29,7 +29,8 @@ function twoBone(limits: Limits, opts: { parentDirection?: V3; childDirection?: 
       root: 'pinned',
       bones: [{ name: 'parent', parent: null, direction: opts.parentDirection ?? [0.3, 1, -0.2], length: 1, head: [0.1, 0.2, 0.3] }, child],
     },
-    settings: { ...(opts.settings ?? {}) },
+    // the spring law alone: the hard stop past its band is tested on its own below
+    settings: { limitHardStop: false, ...(opts.settings ?? {}) },
   });
   return { ...built, parent: built.handle.bones.parent!, child: built.handle.bones.child! };
 }
@@ -104,9 +105,22 @@ describe('torsion springs', () => {
     expect(norm(torsionTorques(b.world, b.parent, b.child).child)).toBeCloseTo(3 * 10 * DEG, 12);
   });
 
+  it('hard stop: past the limit + limitHardStopDeg the torque grows 50 times as steeply', () => {
+    const settings = { limitStiffnessAbsolute: true, limitStiffness: 7, limitHardStop: true, limitHardStopDeg: 5 };
+    const torqueAt = (deg: number) => {
+      const { world, parent, child } = twoBone({ x: [-30, 45] }, { settings });
+      poseChild(world, child, qAxisAngle([1, 0, 0], deg * DEG));
+      return norm(torsionTorques(world, parent, child).child);
+    };
+    expect(torqueAt(48)).toBeCloseTo(7 * 3 * DEG, 12); // inside the band: the spring alone
+    expect(torqueAt(55)).toBeCloseTo(7 * 10 * DEG + 49 * 7 * 5 * DEG, 10);
+    expect(torqueAt(56) - torqueAt(55)).toBeCloseTo(50 * 7 * DEG, 10);
+  });
+
   it('the torque turns the bone back: stepping from past the limit returns it to the limit', () => {
     // y and z fixed, so the joint is a hinge about x (with free axes the bone may wander off in them)
-    const { world, child } = twoBone({ x: [-30, 45], y: [0, 0], z: [0, 0] });
+    // the paper's damping (with automatic damping the light bone bounces a little way back in)
+    const { world, child } = twoBone({ x: [-30, 45], y: [0, 0], z: [0, 0] }, { settings: { damping: 20 } });
     poseChild(world, child, qAxisAngle([1, 0, 0], 70 * DEG));
     const angles: number[] = [];
     const phi = new Float64Array(3);
@@ -208,6 +222,9 @@ describe('torsion springs', () => {
           ],
         },
         controlPoints: [{ name: 'hand', bone: 'lower', spring }],
+        // the paper's damping: with automatic damping the arm, its elbow pressed, takes longer
+        // than 400 steps to stop turning about the shoulder (a nearly neutral direction)
+        settings: { damping: 20 },
       });
       // the hand 0.5 from the shoulder needs a 151° bend; the limit allows 90°
       setTarget(built.world, built.handle.controlPoints.hand!, [-0.3, 0.4, 0]);
