@@ -1,0 +1,591 @@
+/**
+ * Fuzzing PhysIK over random rigs (fast-check). Shared by the short run in `npm test`
+ * (tests/unit/fuzz.test.ts) and the long run (`npm run fuzz`, tests/fuzz/long.ts).
+ *
+ * A case is a random rig and a random run:
+ * - 2 to 60 bones in a random tree (each bone's parent is any earlier bone; shrinks toward a
+ *   chain), random rest directions and rolls, lengths log-uniform 0.01..10 with one bone in
+ *   eight tiny (1e-4..1e-2) and one in eight large (10..1000), masses log-uniform 0.01..100,
+ *   attachments mostly at the parent's tail, sometimes anywhere along it.
+ * - per-axis limits: free, or [min, max] with min <= max anywhere in [-180, 180] (so some rest
+ *   poses start outside their limits), sometimes locked [0, 0] or tight (a few degrees).
+ * - a floating or pinned root; 1 to 5 control points on random bones, stiffness log-uniform
+ *   0.1..1000, linear or capped, with or without their own cap.
+ * - 1 to 6 target jumps during the first half of the run, each to a point up to 100 × the
+ *   rig's reach away from the root in a random direction (far beyond reach).
+ * - settings: either the defaults or random values within the validated ranges of
+ *   src/core/settings.ts (settingRanges / settingEnums), solver always 'physik'. Unbounded
+ *   ranges are sampled over a practical span (see `settingsArb`); settings added later and
+ *   not listed there are sampled generically around their default.
+ *
+ * Checked after every step (`runCase`): every value of Bone.rot/head/tail/centre/vel/angVel/
+ * headVel and ControlPoint.attachment/effective/target is finite; each child's head lies on
+ * its parent at its attachment fraction (computed from the pose: parent head + attach ×
+ * (parent tail − parent head)); bone lengths are kept; rotations stay unit quaternions; a
+ * pinned root's head stays on its pin. Limit violations are measured from the pose (joint
+ * rotation vector relative to the rest pose, per limited axis), at peak and at the end.
+ */
+import fc from 'fast-check';
+import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../src/core';
+import { defaultSettings, settingEnums, settingRanges } from '../../src/core/settings';
+import { settingsPatchSchema } from '../../src/scene/schema';
+import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
+import { storeLayout } from '../../components/store';
+import type { AxisLimit, BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';
+
+export type V3 = [number, number, number];
+
+export interface Jump {
+  /** Fraction of the run (0..0.5) at which the target jumps. */
+  at: number;
+  /** Index into the control points (modulo their count). */
+  cp: number;
+  dir: V3;
+  /** Distance from the root's head as a multiple of the rig's reach (sum of bone lengths). */
+  factor: number;
+}
+
+export interface FuzzCase {
+  bones: BoneDescription[];
+  root: 'floating' | 'pinned';
+  controlPoints: ControlPointDescription[];
+  settings: Partial<Settings>;
+  jumps: Jump[];
+}
+
+// ---------- arbitraries ----------
+
+/**
+ * Uniform in [lo, hi] on a grid of 2^20 steps. (fc.double is uniform over the bit patterns of
+ * doubles, so nearly all its values sit next to zero; this is uniform over the interval and
+ * shrinks toward lo.)
+ */
+const GRID = 1 << 20;
+const uniform = (lo: number, hi: number) => fc.integer({ min: 0, max: GRID }).map((i) => lo + ((hi - lo) * i) / GRID);
+
+/** Log-uniform in [lo, hi], rounded to 6 significant digits (readable counterexamples). */
+const logUniform = (lo: number, hi: number) =>
+  uniform(Math.log10(lo), Math.log10(hi)).map((e) => Number((10 ** e).toPrecision(6)));
+
+const unitDouble = fc.integer({ min: 0, max: GRID - 1 }).map((i) => i / GRID);
+
+const direction: fc.Arbitrary<V3> = fc
+  .tuple(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1))
+  .map(([x, y, z]) => [Number(x.toFixed(4)), Number(y.toFixed(4)), Number(z.toFixed(4))] as V3)
+  .filter(([x, y, z]) => Math.hypot(x, y, z) > 1e-3);
+
+const degrees = fc.integer({ min: -180, max: 180 });
+
+const axisLimit: fc.Arbitrary<AxisLimit> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('free' as const) },
+  { weight: 3, arbitrary: fc.tuple(degrees, degrees).map(([a, b]): AxisLimit => [Math.min(a, b), Math.max(a, b)]) },
+  { weight: 1, arbitrary: fc.constant([0, 0] as AxisLimit) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: -5, max: 0 }), fc.integer({ min: 0, max: 5 })).map(([a, b]): AxisLimit => [a, b]) },
+);
+
+const length = fc.oneof(
+  { weight: 6, arbitrary: logUniform(0.01, 10) },
+  { weight: 1, arbitrary: logUniform(1e-4, 1e-2) },
+  { weight: 1, arbitrary: logUniform(10, 1000) },
+);
+
+interface BoneSpec {
+  back: number;
+  direction: V3;
+  roll: number;
+  length: number;
+  mass: number;
+  attach: number;
+  limits: { x: AxisLimit; y: AxisLimit; z: AxisLimit } | null;
+}
+
+/** Limits whose range contains the rest pose (min <= 0 <= max). */
+const axisLimitAroundRest: fc.Arbitrary<AxisLimit> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('free' as const) },
+  { weight: 4, arbitrary: fc.tuple(fc.integer({ min: -180, max: 0 }), fc.integer({ min: 0, max: 180 })).map(([a, b]): AxisLimit => [a, b]) },
+  { weight: 1, arbitrary: fc.constant([0, 0] as AxisLimit) },
+);
+
+/** Knobs of the generator (the defaults are the full family the fuzzing runs). */
+export interface CaseOptions {
+  settings: 'default' | 'random' | 'any';
+  maxBones?: number;
+  /** 'wide' (default): lengths 1e-4..1000; 'moderate': 0.05..5. */
+  lengths?: 'wide' | 'moderate';
+  /** 'random' (default): 0.01..100 whatever the length; 'density': the scene default (length). */
+  masses?: 'random' | 'density';
+  /** 'random' (default): anywhere in [-180, 180]; 'around-rest': min <= 0 <= max; 'none'. */
+  limits?: 'random' | 'around-rest' | 'none';
+}
+
+function boneSpec(o: CaseOptions): fc.Arbitrary<BoneSpec> {
+  const axis = o.limits === 'around-rest' ? axisLimitAroundRest : axisLimit;
+  return fc.record({
+    back: unitDouble, // parent = i − 1 − ⌊back × i⌋ (0 → a chain)
+    direction,
+    roll: degrees,
+    length: o.lengths === 'moderate' ? logUniform(0.05, 5) : length,
+    mass: o.masses === 'density' ? fc.constant(0) : logUniform(0.01, 100),
+    attach: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: unitDouble.map((a) => Number(a.toFixed(3))) }),
+    limits: o.limits === 'none' ? fc.constant(null) : fc.option(fc.record({ x: axis, y: axis, z: axis }), { freq: 3 }),
+  });
+}
+
+interface PointSpec { bone: number; at: number; stiffness: number; spring: 'linear' | 'capped'; cap: number | null }
+
+const pointSpec: fc.Arbitrary<PointSpec> = fc.record({
+  bone: unitDouble,
+  at: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: unitDouble.map((a) => Number(a.toFixed(3))) }),
+  stiffness: logUniform(0.1, 1000),
+  spring: fc.constantFrom('linear' as const, 'capped' as const),
+  cap: fc.option(logUniform(1e-3, 100), { freq: 3 }),
+});
+
+const jump: fc.Arbitrary<Jump> = fc.record({
+  at: uniform(0, 0.5),
+  cp: fc.nat(4),
+  dir: direction,
+  factor: logUniform(0.1, 100),
+});
+
+/** Practical spans for settings whose validated range is open-ended (or too slow at its edge). */
+const settingSpans: Record<string, fc.Arbitrary<unknown>> = {
+  dt: logUniform(1e-3, 1),
+  damping: fc.oneof(fc.constant(0), logUniform(0.01, 200)),
+  angularDamping: fc.oneof(fc.constant(0), logUniform(0.01, 50)),
+  epsilon: logUniform(1e-8, 1),
+  // 0 means 5 × joints² passes: with 60 bones and the iterative solve that is 18 000 passes a step
+  maxPasses: fc.integer({ min: 1, max: 60 }),
+  stiffness: logUniform(0.1, 1000),
+  capFraction: logUniform(1e-3, 4),
+  cap: fc.oneof(fc.constant(0), logUniform(1e-3, 100)),
+  limitStiffness: fc.oneof(fc.constant(0), logUniform(0.1, 1000)),
+  limitCapDeg: logUniform(0.1, 180),
+  limitTolerance: uniform(0, 0.49),
+  interpolationSteps: fc.integer({ min: 1, max: 200 }),
+  interpolationThresholdDeg: uniform(0, 180),
+  interpolationEpsilon: fc.oneof(fc.constant(0), logUniform(1e-12, 1)),
+  restSpeed: logUniform(1e-6, 1),
+  ikIterations: fc.integer({ min: 1, max: 50 }),
+  ikTolerance: logUniform(1e-6, 1),
+  dlsLambda: logUniform(1e-4, 10),
+  restPull: fc.oneof(fc.constant(0), logUniform(1e-3, 10)),
+  gravity: uniform(-1000, 1000),
+};
+
+/** Generic sampling for a setting not listed above: within its range, around its default. */
+function genericSetting(key: string, def: unknown): fc.Arbitrary<unknown> {
+  const values = settingEnums[key];
+  if (values) return fc.constantFrom(...values);
+  if (typeof def === 'boolean') return fc.boolean();
+  if (typeof def !== 'number') return fc.constant(def);
+  const r = settingRanges[key] ?? {};
+  const lo = r.min ?? -Infinity, hi = r.max ?? Infinity;
+  if (r.integer) {
+    const min = lo === -Infinity ? 0 : r.exclusiveMin ? lo + 1 : lo;
+    return fc.integer({ min, max: Math.min(hi, Math.max(min, 4 * Math.max(def, 2))) });
+  }
+  if (Number.isFinite(lo) && Number.isFinite(hi)) {
+    return uniform(lo, hi).map((x) => (r.exclusiveMin && x <= lo ? (lo + hi) / 2 : x));
+  }
+  const base = def !== 0 ? Math.abs(def) : 1;
+  return logUniform(base / 100, base * 100).map((v) => {
+    const x = def < 0 ? -v : v;
+    if (x > hi) return hi;
+    if (x < lo || (r.exclusiveMin && x <= lo)) return def;
+    return x;
+  });
+}
+
+/** Random settings within their validated ranges, solver 'physik'. */
+export const settingsArb: fc.Arbitrary<Partial<Settings>> = fc
+  .record(
+    Object.fromEntries(
+      Object.entries(defaultSettings)
+        .filter(([k]) => k !== 'solver')
+        .map(([k, def]) => [k, settingSpans[k] ?? genericSetting(k, def)]),
+    ) as Record<string, fc.Arbitrary<unknown>>,
+  )
+  .map((s) => ({ ...s, solver: 'physik' }) as Partial<Settings>)
+  .filter((s) => settingsPatchSchema.safeParse(s).success);
+
+/** Settings added by name (or every setting) that the generic sampler made up; for reports. */
+export const genericallyFuzzedSettings = (): string[] =>
+  Object.keys(defaultSettings).filter((k) => k !== 'solver' && !(k in settingSpans) && !settingEnums[k] && typeof (defaultSettings as unknown as Record<string, unknown>)[k] === 'number');
+
+export function caseArb(opts: CaseOptions = { settings: 'any' }): fc.Arbitrary<FuzzCase> {
+  const maxBones = opts.maxBones ?? 60;
+  const settings =
+    opts.settings === 'default' ? fc.constant({} as Partial<Settings>)
+      : opts.settings === 'random' ? settingsArb
+        : fc.oneof(fc.constant({} as Partial<Settings>), settingsArb);
+  return fc
+    .record({
+      bones: fc.array(boneSpec(opts), { minLength: 2, maxLength: maxBones, size: 'max' }),
+      root: fc.constantFrom('floating' as const, 'pinned' as const),
+      points: fc.array(pointSpec, { minLength: 1, maxLength: 5, size: 'max' }),
+      settings,
+      jumps: fc.array(jump, { minLength: 1, maxLength: 6, size: 'max' }),
+    })
+    .map(({ bones, root, points, settings, jumps }): FuzzCase => {
+      const descs: BoneDescription[] = bones.map((b, i) => {
+        const d: BoneDescription = {
+          name: `b${i}`,
+          parent: i === 0 ? null : `b${i - 1 - Math.floor(b.back * i)}`,
+          direction: b.direction,
+          roll: b.roll,
+          length: b.length,
+          ...(b.mass > 0 ? { mass: b.mass } : {}),
+        };
+        if (i === 0) d.head = [0, 0, 0];
+        else {
+          if (b.attach !== 1) d.attach = b.attach;
+          if (b.limits) d.limits = b.limits;
+        }
+        return d;
+      });
+      const controlPoints = points.map((p, i): ControlPointDescription => ({
+        name: `cp${i}`,
+        bone: `b${Math.floor(p.bone * descs.length)}`,
+        at: p.at,
+        stiffness: p.stiffness,
+        spring: p.spring,
+        ...(p.cap !== null ? { cap: p.cap } : {}),
+      }));
+      return { bones: descs, root, controlPoints, settings, jumps: [...jumps].sort((a, b) => a.at - b.at) };
+    });
+}
+
+// ---------- running and checking ----------
+
+export interface CaseResult {
+  steps: number;
+  /** Non-finite values seen in the checked state (summed over steps). */
+  nonFinite: number;
+  /** First step (1-based) with a non-finite value, or 0, and the first field (store.field). */
+  firstNonFiniteStep: number;
+  firstNonFiniteField: string;
+  /** Largest joint gap, absolute and relative to (|parent head| + parent length). */
+  maxGap: number;
+  maxGapRel: number;
+  /** Largest error of a bone length, relative to (|head| + length). */
+  maxLengthErrRel: number;
+  /** Largest | |q| − 1 | of a bone rotation. */
+  maxQuatErr: number;
+  /** Largest distance of a pinned root's head from its pin. */
+  maxPinErr: number;
+  /** Largest limit violation (degrees) over the run, and in the final pose. */
+  peakLimitDeg: number;
+  finalLimitDeg: number;
+  /**
+   * The same, less each joint's unavoidable violation (`unavoidableViolation`: a joint whose
+   * limit box does not meet the ball |φ| <= π cannot reach its limits). The bounds apply to these.
+   */
+  peakExcessDeg: number;
+  finalExcessDeg: number;
+  /** Largest growth of a joint's violation over its violation in the rest pose (degrees). */
+  peakGrowthDeg: number;
+  /** Joints whose limits cannot all be met (unavoidable violation > 0). */
+  infeasibleJoints: number;
+  /** The rig was at rest (metrics) at the end. */
+  atRest: boolean;
+  /** The rig had been at rest for REST_STEPS steps or more at the end. */
+  settled: boolean;
+  /** Largest limit violation (degrees) seen once the rig had been at rest REST_STEPS steps. */
+  restLimitDeg: number;
+  divergedSteps: number;
+  /** Diverged (guarded) steps in the last quarter of the run (after every target jump). */
+  divergedTail: number;
+  /** First and last diverged step (1-based), or 0. */
+  firstDivergedStep: number;
+  lastDivergedStep: number;
+  /** Checksum of the trajectory (rotations and root centre every step) and the final stores. */
+  checksum: number;
+  finalState: Uint8Array;
+  /** Rig height (largest extent at rest). */
+  height: number;
+}
+
+/** Steps a rig must have been at rest before its limit violation counts as 'at rest'. */
+export const REST_STEPS = 20;
+
+const qa = new Float64Array(4);
+const phi = new Float64Array(3);
+
+/**
+ * The smallest violation (radians) a joint's limits force on it: the joint rotation vector φ
+ * lies in the ball |φ| <= π, so limits whose box misses the ball cannot all be met. With d_a
+ * the distance of axis a's range from 0, this is the least v >= 0 with Σ max(0, d_a − v)² <= π².
+ */
+export function unavoidableViolation(limits: BoneDescription['limits'] | undefined): number {
+  if (!limits) return 0;
+  const d: number[] = [];
+  for (const a of [limits.x, limits.y, limits.z]) {
+    if (!a || a === 'free') continue;
+    const lo = a[0] * (Math.PI / 180), hi = a[1] * (Math.PI / 180);
+    d.push(lo > 0 ? lo : hi < 0 ? -hi : 0);
+  }
+  const excess = (v: number) => d.reduce((s, x) => s + Math.max(0, x - v) ** 2, 0) - Math.PI * Math.PI;
+  if (excess(0) <= 0) return 0;
+  let lo = 0, hi = Math.PI;
+  for (let i = 0; i < 60; i++) { const m = (lo + hi) / 2; if (excess(m) > 0) lo = m; else hi = m; }
+  return hi;
+}
+
+/** Largest violation (degrees) of bone b's limits, measured from the pose; 0 without limits. */
+export function jointViolationDeg(world: PhysikWorld, b: number): number {
+  const { Bone, AngularLimit } = world.physik;
+  const b3 = b * 3, p = Bone.parent[b]!;
+  if (p < 0 || !(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) return 0;
+  // joint rotation vector: restLocal⁻¹ · parent⁻¹ · world
+  quatMulConjA(qa, 0, Bone.rot, p * 4, Bone.rot, b * 4);
+  quatMulConjA(qa, 0, Bone.restLocal, b * 4, qa, 0);
+  quatToRotationVector(phi, 0, qa, 0);
+  let worst = 0;
+  for (let k = 0; k < 3; k++) {
+    if (!AngularLimit.enabled[b3 + k]) continue;
+    const t = phi[k]!;
+    const over = Math.max(t - AngularLimit.max[b3 + k]!, AngularLimit.min[b3 + k]! - t, 0) * (180 / Math.PI);
+    if (!(over <= worst)) worst = over;
+  }
+  return worst;
+}
+
+export function buildCase(c: FuzzCase): { world: PhysikWorld; handle: RigHandle } {
+  const world = createPhysikWorld();
+  const handle = addRig(world, {
+    rig: { name: 'fuzz', root: c.root, bones: c.bones },
+    controlPoints: c.controlPoints,
+    settings: c.settings,
+  });
+  return { world, handle };
+}
+
+/** FNV-1a-like mixing of the bits of a double into h. */
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+function mix(h: number, x: number): number {
+  f64[0] = x;
+  h = Math.imul(h ^ u32[0]!, 16777619);
+  return Math.imul(h ^ u32[1]!, 16777619);
+}
+
+function finalBytes(world: PhysikWorld): Uint8Array {
+  const p = world.physik;
+  const parts: Uint8Array[] = [];
+  for (const store of [p.Bone, p.Joint, p.AngularLimit, p.ControlPoint, p.Rig]) {
+    for (const arr of Object.values(store as Record<string, Float64Array | Int32Array | Uint8Array>)) {
+      parts.push(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
+    }
+  }
+  const out = new Uint8Array(parts.reduce((s, a) => s + a.length, 0));
+  let o = 0;
+  for (const a of parts) { out.set(a, o); o += a.length; }
+  return out;
+}
+
+export function runCase(c: FuzzCase, steps: number): CaseResult {
+  const { world, handle } = buildCase(c);
+  const { Bone, Rig } = world.physik;
+  const record = world.physik.rigs[0]!;
+  const bones = record.bones;
+  const cps = record.controlPoints;
+  const rig = handle.rig;
+  const reach = c.bones.reduce((s, b) => s + b.length, 0);
+  const attachOf = new Float64Array(bones.length);
+  const descByName = new Map(c.bones.map((b) => [b.name, b]));
+  const unavoidable = new Float64Array(bones.length);
+  let infeasibleJoints = 0;
+  bones.forEach((b, i) => {
+    const d = descByName.get(record.boneNames[i]!)!;
+    attachOf[i] = d.attach ?? 1;
+    unavoidable[i] = d.parent === null ? 0 : unavoidableViolation(d.limits) * (180 / Math.PI);
+    if (unavoidable[i]! > 0) infeasibleJoints++;
+  });
+  const pinned = c.root === 'pinned';
+  const pin = [Rig.pin[rig * 3]!, Rig.pin[rig * 3 + 1]!, Rig.pin[rig * 3 + 2]!];
+  const jumps = c.jumps.map((j) => ({ ...j, stepAt: Math.floor(j.at * steps) }));
+  let ji = 0;
+  const tail = Math.floor(steps / 4);
+  const initialDeg = new Float64Array(bones.length);
+  bones.forEach((b, i) => (initialDeg[i] = jointViolationDeg(world, b)));
+  const r: CaseResult = {
+    steps, nonFinite: 0, firstNonFiniteStep: 0, firstNonFiniteField: '', maxGap: 0, maxGapRel: 0, maxLengthErrRel: 0, maxQuatErr: 0,
+    maxPinErr: 0, peakLimitDeg: 0, finalLimitDeg: 0, peakExcessDeg: 0, finalExcessDeg: 0, peakGrowthDeg: 0, infeasibleJoints,
+    atRest: false, settled: false, restLimitDeg: 0, divergedSteps: 0, divergedTail: 0, firstDivergedStep: 0, lastDivergedStep: 0,
+    checksum: 2166136261,
+    finalState: new Uint8Array(0), height: Rig.height[rig]!,
+  };
+  // every floating-point field of every store, at the rig's own entities
+  const p = world.physik;
+  const checked: { name: string; store: Record<string, unknown>; key: string; width: number; ids: ArrayLike<number> }[] = [];
+  for (const [name, store, ids] of [
+    ['Bone', p.Bone, bones], ['AngularLimit', p.AngularLimit, bones], ['Joint', p.Joint, record.joints],
+    ['ControlPoint', p.ControlPoint, cps], ['Rig', p.Rig, [rig]],
+  ] as const) {
+    const layout = storeLayout(store)!;
+    for (const [key, [Ctor, width]] of Object.entries(layout)) {
+      if (Ctor === Float64Array) checked.push({ name, store: store as unknown as Record<string, unknown>, key, width, ids });
+    }
+  }
+  for (let s = 0; s < steps; s++) {
+    while (ji < jumps.length && jumps[ji]!.stepAt <= s) {
+      const j = jumps[ji++]!;
+      const cp = cps[j.cp % cps.length]!;
+      const n = Math.hypot(...j.dir);
+      const d = j.factor * reach / n;
+      // far from the root's current head (a floating rig may have travelled)
+      const h = bones[0]! * 3;
+      setTarget(world, cp, [Bone.head[h]! + j.dir[0] * d, Bone.head[h + 1]! + j.dir[1] * d, Bone.head[h + 2]! + j.dir[2] * d]);
+    }
+    const divergedBefore = Rig.diverged[rig]!;
+    step(world);
+    if (Rig.diverged[rig]! > divergedBefore) {
+      if (!r.firstDivergedStep) r.firstDivergedStep = s + 1;
+      r.lastDivergedStep = s + 1;
+      if (s >= steps - tail) r.divergedTail++;
+    }
+    let bad = 0;
+    let limitDeg = 0;
+    let excessDeg = 0;
+    for (let i = 0; i < bones.length; i++) {
+      const b = bones[i]!, b3 = b * 3, b4 = b * 4;
+      const qn = Math.hypot(Bone.rot[b4]!, Bone.rot[b4 + 1]!, Bone.rot[b4 + 2]!, Bone.rot[b4 + 3]!);
+      r.maxQuatErr = Math.max(r.maxQuatErr, Math.abs(qn - 1));
+      const L = Bone.length[b]!;
+      const hx = Bone.head[b3]!, hy = Bone.head[b3 + 1]!, hz = Bone.head[b3 + 2]!;
+      const hn = Math.hypot(hx, hy, hz);
+      const len = Math.hypot(Bone.tail[b3]! - hx, Bone.tail[b3 + 1]! - hy, Bone.tail[b3 + 2]! - hz);
+      r.maxLengthErrRel = Math.max(r.maxLengthErrRel, Math.abs(len - L) / (hn + L));
+      const p = Bone.parent[b]!;
+      if (p < 0) {
+        if (pinned) r.maxPinErr = Math.max(r.maxPinErr, Math.hypot(hx - pin[0]!, hy - pin[1]!, hz - pin[2]!));
+        continue;
+      }
+      const p3 = p * 3, a = attachOf[i]!;
+      const gap = Math.hypot(
+        Bone.head[p3]! + a * (Bone.tail[p3]! - Bone.head[p3]!) - hx,
+        Bone.head[p3 + 1]! + a * (Bone.tail[p3 + 1]! - Bone.head[p3 + 1]!) - hy,
+        Bone.head[p3 + 2]! + a * (Bone.tail[p3 + 2]! - Bone.head[p3 + 2]!) - hz,
+      );
+      const scale = Math.hypot(Bone.head[p3]!, Bone.head[p3 + 1]!, Bone.head[p3 + 2]!) + Bone.length[p]!;
+      if (!(gap <= r.maxGap)) r.maxGap = gap;
+      if (!(gap / scale <= r.maxGapRel)) r.maxGapRel = gap / scale;
+      const over = jointViolationDeg(world, b);
+      if (over > 0) {
+        if (!(over <= limitDeg)) limitDeg = over;
+        const ex = over - unavoidable[i]!;
+        if (!(ex <= excessDeg)) excessDeg = ex;
+        const grow = over - initialDeg[i]!;
+        if (!(grow <= r.peakGrowthDeg)) r.peakGrowthDeg = grow;
+      }
+    }
+    for (const f of checked) {
+      const arr = f.store[f.key] as Float64Array;
+      for (let i = 0; i < f.ids.length; i++) {
+        const o = f.ids[i]! * f.width;
+        for (let k = 0; k < f.width; k++) {
+          if (!Number.isFinite(arr[o + k]!)) {
+            bad++;
+            if (!r.firstNonFiniteField) r.firstNonFiniteField = `${f.name}.${f.key}`;
+          }
+        }
+      }
+    }
+    if (bad) {
+      r.nonFinite += bad;
+      if (!r.firstNonFiniteStep) r.firstNonFiniteStep = s + 1;
+    }
+    if (!(limitDeg <= r.peakLimitDeg)) r.peakLimitDeg = limitDeg;
+    r.finalLimitDeg = limitDeg;
+    if (!(excessDeg <= r.peakExcessDeg)) r.peakExcessDeg = excessDeg;
+    r.finalExcessDeg = excessDeg;
+    // at rest: 20 or more steps in a row without motion or a diverged step
+    if (Rig.atRest[rig] === 1 && Rig.restSince[rig]! <= Rig.step[rig]! - REST_STEPS && !(limitDeg <= r.restLimitDeg)) r.restLimitDeg = limitDeg;
+    for (let i = 0; i < bones.length; i++) {
+      const b4 = bones[i]! * 4;
+      r.checksum = mix(r.checksum, Bone.rot[b4]! + Bone.rot[b4 + 1]! + Bone.rot[b4 + 2]! + Bone.rot[b4 + 3]!);
+    }
+    r.checksum = mix(r.checksum, Bone.centre[bones[0]! * 3]!);
+  }
+  const m = readMetrics(world, rig);
+  r.atRest = m.atRest;
+  r.settled = m.atRest && m.restSince !== null && m.restSince <= m.step - REST_STEPS;
+  r.divergedSteps = m.divergedSteps;
+  r.finalState = finalBytes(world);
+  return r;
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Stated bounds (see the report in tests/unit/fuzz.test.ts). */
+export const BOUNDS = {
+  /** gap / (|parent head| + parent length) */
+  gapRel: 1e-9,
+  /** | |tail − head| − length | / (|head| + length) */
+  lengthRel: 1e-9,
+  quat: 1e-9,
+  /** pinned root head vs pin, relative to (|pin| + height) */
+  pinRel: 1e-12,
+  /**
+   * Limits, default settings only (random settings may weaken or switch off the limit springs:
+   * limitStiffness 0, no hard stop): the largest violation in the final pose, beyond what the
+   * joint's limits force (`unavoidableViolation`), in degrees. PLACEHOLDER, set from the data.
+   */
+  limitFinalDeg: 10,
+};
+
+/** The limit property (default settings only); null when it holds or does not apply. */
+export function limitFailure(c: FuzzCase, r: CaseResult): string | null {
+  if (Object.keys(c.settings).length > 0) return null;
+  if (r.finalExcessDeg <= BOUNDS.limitFinalDeg) return null;
+  const held = r.divergedTail > 0
+    ? `; the divergence guard held the rig on ${r.divergedTail} of the last ${Math.floor(r.steps / 4)} steps (diverged steps ${r.firstDivergedStep}..${r.lastDivergedStep}, ${r.divergedSteps} in all)`
+    : '';
+  return `final limit violation ${r.finalExcessDeg.toFixed(2)}° > ${BOUNDS.limitFinalDeg}°${held}`;
+}
+
+/** The case a seed stands for: the first value of the generator with that seed. */
+export function caseForSeed(seed: number, opts: CaseOptions = { settings: 'any' }): FuzzCase {
+  return fc.sample(caseArb(opts), { seed, numRuns: 1 })[0]!;
+}
+
+/** One line about a case's shape, for reports. */
+export function summarizeCase(c: FuzzCase): string {
+  const chain = c.bones.every((b, i) => i === 0 || b.parent === `b${i - 1}`);
+  const limited = c.bones.filter((b) => b.limits).length;
+  const lengths = c.bones.map((b) => b.length);
+  const springs = c.controlPoints.map((p) => `${p.spring} k ${p.stiffness}`).join(', ');
+  const settings = Object.keys(c.settings).length === 0 ? 'default settings' : 'random settings';
+  return `${c.bones.length} bones (${chain ? 'chain' : 'tree'}, lengths ${Math.min(...lengths)}..${Math.max(...lengths)}, ` +
+    `${limited} limited), ${c.root} root, control points: ${springs}; ${c.jumps.length} jumps; ${settings}`;
+}
+
+/** The structural properties (everything but limits and determinism); null when they hold. */
+export function structuralFailure(c: FuzzCase, r: CaseResult): string | null {
+  if (r.nonFinite > 0) return `${r.nonFinite} non-finite values, first at step ${r.firstNonFiniteStep} (${r.firstNonFiniteField})`;
+  if (!(r.maxGapRel <= BOUNDS.gapRel)) return `joint gap ${r.maxGap} (relative ${r.maxGapRel}) > ${BOUNDS.gapRel}`;
+  if (!(r.maxLengthErrRel <= BOUNDS.lengthRel)) return `bone length error (relative) ${r.maxLengthErrRel} > ${BOUNDS.lengthRel}`;
+  if (!(r.maxQuatErr <= BOUNDS.quat)) return `rotation not unit: | |q| - 1 | = ${r.maxQuatErr}`;
+  const pinScale = Math.hypot(...(c.bones[0]!.head ?? [0, 0, 0])) + r.height;
+  if (!(r.maxPinErr <= BOUNDS.pinRel * pinScale)) return `pinned root moved ${r.maxPinErr} from its pin`;
+  return null;
+}
+
+/** Run twice in fresh worlds; null when both runs are bit-identical. */
+export function determinismFailure(c: FuzzCase, steps: number, first?: CaseResult): string | null {
+  const a = first ?? runCase(c, steps);
+  const b = runCase(c, steps);
+  if (a.checksum !== b.checksum) return `trajectories differ (checksum ${a.checksum} vs ${b.checksum})`;
+  if (!sameBytes(a.finalState, b.finalState)) return 'final stores differ';
+  return null;
+}
+
+/** A case as a compact, copy-pasteable JSON (for reports of counterexamples). */
+export function describeCase(c: FuzzCase): string {
+  return JSON.stringify(c);
+}
