@@ -70,40 +70,84 @@ export function applyForce(Bone: BoneStore, b: number, r: Float64Array, ro: numb
 
 /** Accelerations of every bone from external forces and torques alone (eq. 1). */
 function freeAccelerations(Bone: BoneStore, rig: RigRecord): void {
-  const { rot, effMass, effInertiaWorld, inertia, invInertiaWorld, angVel, force: F, torque, acc, angAcc } = Bone;
+  const { rot, effMass, effInertiaWorld: E, inertia, invInertiaWorld: J, angVel, force: F, torque, acc, angAcc } = Bone;
+  // symInvert, rotatedDiagonalArr and symMulArr written out in registers (the same arithmetic
+  // in the same order, so the same bits), without their scratch arrays
   for (let bi = 0; bi < rig.bones.length; bi++) {
     const b = rig.bones[bi]!;
-    const b3 = b * 3;
-    symInvert(invInertiaWorld, b * 6, effInertiaWorld, b * 6);
-    // gyroscopic term ω × (I ω) with the bone's true inertia
-    rotatedDiagonalArr(tmp, 0, rot, b * 4, inertia, b3);
-    symMulArr(vec, 0, tmp, 0, angVel, b3);
+    const b3 = b * 3, b6 = b * 6, q = b * 4;
+    // J = E⁻¹ (symmetric); a singular or non-finite E leaves J as it was, as symInvert does
+    {
+      const a = E[b6]!, bb = E[b6 + 1]!, c = E[b6 + 2]!, d = E[b6 + 3]!, e = E[b6 + 4]!, f = E[b6 + 5]!;
+      const A = d * f - e * e;
+      const B = -(bb * f - c * e);
+      const C = bb * e - c * d;
+      const det = a * A + bb * B + c * C;
+      if (Math.abs(det) > 0 && Number.isFinite(det)) {
+        const inv = 1 / det;
+        J[b6] = A * inv; J[b6 + 1] = B * inv; J[b6 + 2] = C * inv;
+        J[b6 + 3] = (a * f - c * c) * inv; J[b6 + 4] = -(a * e - bb * c) * inv; J[b6 + 5] = (a * d - bb * bb) * inv;
+      }
+    }
+    // gyroscopic term ω × (I ω) with the bone's true inertia I = R diag(inertia) Rᵀ
+    const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
+    const dx = inertia[b3]!, dy = inertia[b3 + 1]!, dz = inertia[b3 + 2]!;
+    const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+    const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+    const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
+    const ixx = r00 * r00 * dx + r01 * r01 * dy + r02 * r02 * dz;
+    const ixy = r00 * r10 * dx + r01 * r11 * dy + r02 * r12 * dz;
+    const ixz = r00 * r20 * dx + r01 * r21 * dy + r02 * r22 * dz;
+    const iyy = r10 * r10 * dx + r11 * r11 * dy + r12 * r12 * dz;
+    const iyz = r10 * r20 * dx + r11 * r21 * dy + r12 * r22 * dz;
+    const izz = r20 * r20 * dx + r21 * r21 * dy + r22 * r22 * dz;
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-    work[0] = torque[b3]! - (wy * vec[2]! - wz * vec[1]!);
-    work[1] = torque[b3 + 1]! - (wz * vec[0]! - wx * vec[2]!);
-    work[2] = torque[b3 + 2]! - (wx * vec[1]! - wy * vec[0]!);
+    const vx = ixx * wx + ixy * wy + ixz * wz, vy = ixy * wx + iyy * wy + iyz * wz, vz = ixz * wx + iyz * wy + izz * wz;
+    const tx = torque[b3]! - (wy * vz - wz * vy);
+    const ty = torque[b3 + 1]! - (wz * vx - wx * vz);
+    const tz = torque[b3 + 2]! - (wx * vy - wy * vx);
     const im = 1 / effMass[b]!;
     acc[b3] = F[b3]! * im; acc[b3 + 1] = F[b3 + 1]! * im; acc[b3 + 2] = F[b3 + 2]! * im;
-    symMulArr(angAcc, b3, invInertiaWorld, b * 6, work, 0);
+    const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
+    angAcc[b3] = jxx * tx + jxy * ty + jxz * tz;
+    angAcc[b3 + 1] = jxy * tx + jyy * ty + jyz * tz;
+    angAcc[b3 + 2] = jxz * tx + jyz * ty + jzz * tz;
   }
 }
 
 /** Add every bone's current joint force (on it, and negated on its parent) to the accelerations. */
 function applyJointForces(world: PhysikWorld, rig: RigRecord): void {
   const { Bone, Joint } = world.physik;
-  const { head, centre, jointForce, parent: parentOf } = Bone;
+  const { head, centre, jointForce, parent: parentOf, effMass, invInertiaWorld: J, acc, angAcc } = Bone;
+  // applyForce written out (it was not inlined here): the same arithmetic, so the same bits
   for (let bi = 0; bi < rig.bones.length; bi++) {
     const b = rig.bones[bi]!;
     const b3 = b * 3;
-    if (jointForce[b3] === 0 && jointForce[b3 + 1] === 0 && jointForce[b3 + 2] === 0) continue;
+    const fx = jointForce[b3]!, fy = jointForce[b3 + 1]!, fz = jointForce[b3 + 2]!;
+    if (fx === 0 && fy === 0 && fz === 0) continue;
     const p = parentOf[b]!;
     if (p < 0 && Joint.grounded[Bone.joint[b]!] !== 1) continue;
-    lever[0] = head[b3]! - centre[b3]!; lever[1] = head[b3 + 1]! - centre[b3 + 1]!; lever[2] = head[b3 + 2]! - centre[b3 + 2]!;
-    applyForce(Bone, b, lever, 0, jointForce, b3, 1);
+    const hx = head[b3]!, hy = head[b3 + 1]!, hz = head[b3 + 2]!;
+    // +F at the head on the bone
+    let rx = hx - centre[b3]!, ry = hy - centre[b3 + 1]!, rz = hz - centre[b3 + 2]!;
+    let s = 1 / effMass[b]!;
+    acc[b3] += fx * s; acc[b3 + 1] += fy * s; acc[b3 + 2] += fz * s;
+    let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
+    let j = b * 6;
+    angAcc[b3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+    angAcc[b3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+    angAcc[b3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
     if (p >= 0) {
+      // −F at the same point on the parent
       const p3 = p * 3;
-      lever[0] = head[b3]! - centre[p3]!; lever[1] = head[b3 + 1]! - centre[p3 + 1]!; lever[2] = head[b3 + 2]! - centre[p3 + 2]!;
-      applyForce(Bone, p, lever, 0, jointForce, b3, -1);
+      rx = hx - centre[p3]!; ry = hy - centre[p3 + 1]!; rz = hz - centre[p3 + 2]!;
+      s = -1 / effMass[p]!;
+      acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
+      tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
+      j = p * 6;
+      angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+      angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+      angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
     }
   }
 }
@@ -146,11 +190,14 @@ function prepareJoints(world: PhysikWorld, rig: RigRecord): void {
   }
 }
 
+/** The largest acceleration mismatch of the last jointPass or jointMismatch (an array: a returned double would be boxed). */
+const worstOut = new Float64Array(1);
+
 /**
- * One Gauss-Seidel pass over the joints (update = true), or a measurement only; returns the
- * largest acceleration mismatch at any joint before its update.
+ * One Gauss-Seidel pass over the joints (update = true), or a measurement only; the largest
+ * acceleration mismatch at any joint before its update goes to worstOut[0].
  */
-function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): number {
+function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): void {
   const { Bone, Joint } = world.physik;
   const { acc, angAcc, jointForce } = Bone;
   const { slotR, slotW, slotC, slotA, jointS } = rig.scratch;
@@ -190,7 +237,9 @@ function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): number 
       vec[0] = wax; vec[1] = way; vec[2] = waz;
       symMulArr(work, 0, jointS, j * 6, vec, 0);
     }
-    if (!(mismatch <= worst)) worst = mismatch === mismatch ? mismatch : Infinity;
+    // NaN counts as infinitely bad (POSITIVE_INFINITY, not the global Infinity: V8 boxes a
+    // number merged with that global here, an allocation per call)
+    if (!(mismatch <= worst)) worst = mismatch === mismatch ? mismatch : Number.POSITIVE_INFINITY;
     if (!update) continue;
     // F_i = W_i (v − ā_i) (eq. 9); the parent's share is implied by the children's
     for (let k = s0; k < s1; k++) {
@@ -204,7 +253,59 @@ function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): number 
       }
     }
   }
-  return worst;
+  worstOut[0] = worst;
+}
+
+/**
+ * The largest acceleration mismatch between two bones at any joint (what jointPass measures,
+ * the same arithmetic), for the exact solve: it needs the accelerations at the joints only,
+ * not the compliances and their inverses that prepareJoints makes for the passes.
+ */
+function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Joint } = world.physik;
+  const { acc, angAcc, angVel, head, centre } = Bone;
+  const { slotA } = rig.scratch;
+  const starts = rig.jointSlotStart, slots = rig.jointSlots;
+  const centripetal = rig.settings.centripetal;
+  let worst = 0;
+  for (let j = 0; j < rig.joints.length; j++) {
+    const s0 = starts[j]!, s1 = starts[j + 1]!;
+    const grounded = Joint.grounded[rig.joints[j]!] === 1;
+    // the joint point = head of the first child (of the root, for a grounded joint)
+    const p3 = (grounded ? slots[s0]! : slots[s0 + 1]!) * 3;
+    const px = head[p3]!, py = head[p3 + 1]!, pz = head[p3 + 2]!;
+    for (let k = s0; k < s1; k++) {
+      const b3 = slots[k]! * 3, k3 = k * 3;
+      const rx = px - centre[b3]!, ry = py - centre[b3 + 1]!, rz = pz - centre[b3 + 2]!;
+      const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+      let cx = 0, cy = 0, cz = 0;
+      if (centripetal) {
+        const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+        const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
+        cx = wy * uz - wz * uy; cy = wz * ux - wx * uz; cz = wx * uy - wy * ux;
+      }
+      slotA[k3] = acc[b3]! + ay * rz - az * ry + cx;
+      slotA[k3 + 1] = acc[b3 + 1]! + az * rx - ax * rz + cy;
+      slotA[k3 + 2] = acc[b3 + 2]! + ax * ry - ay * rx + cz;
+    }
+    let mismatch = 0;
+    if (grounded) {
+      const gx = slotA[s0 * 3]!, gy = slotA[s0 * 3 + 1]!, gz = slotA[s0 * 3 + 2]!;
+      mismatch = Math.sqrt(gx * gx + gy * gy + gz * gz);
+    } else {
+      for (let k = s0; k < s1; k++) {
+        for (let l = k + 1; l < s1; l++) {
+          const dx = slotA[k * 3]! - slotA[l * 3]!, dy = slotA[k * 3 + 1]! - slotA[l * 3 + 1]!, dz = slotA[k * 3 + 2]! - slotA[l * 3 + 2]!;
+          const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          if (d > mismatch) mismatch = d;
+        }
+      }
+    }
+    // NaN counts as infinitely bad (POSITIVE_INFINITY, not the global Infinity: V8 boxes a
+    // number merged with that global here, an allocation per call)
+    if (!(mismatch <= worst)) worst = mismatch === mismatch ? mismatch : Number.POSITIVE_INFINITY;
+  }
+  worstOut[0] = worst;
 }
 
 export function interJointSolve(world: PhysikWorld): void {
@@ -215,22 +316,23 @@ export function interJointSolve(world: PhysikWorld): void {
     const s = rig.settings;
     const nJoints = rig.joints.length;
     freeAccelerations(Bone, rig);
-    prepareJoints(world, rig);
     let passes = 0;
     let worst = 0;
     let status = STATUS_CONVERGED;
     if (s.interJoint === 'exact') {
       exactJointForces(world, rig);
       applyJointForces(world, rig);
-      worst = nJoints > 0 ? jointPass(world, rig, false) : 0;
+      if (nJoints > 0) { jointMismatch(world, rig); worst = worstOut[0]!; }
       passes = nJoints > 0 ? 1 : 0;
       if (!Number.isFinite(worst)) status = STATUS_DIVERGED;
     } else {
+      prepareJoints(world, rig);
       applyJointForces(world, rig); // warm start
       const cap = s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * nJoints * nJoints);
       while (nJoints > 0) {
         passes++;
-        worst = jointPass(world, rig, true);
+        jointPass(world, rig, true);
+        worst = worstOut[0]!;
         if (!Number.isFinite(worst)) { status = STATUS_DIVERGED; break; }
         if (worst < s.epsilon) break;
         if (passes >= cap) { status = STATUS_STALLED; break; }

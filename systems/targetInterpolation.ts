@@ -6,18 +6,19 @@
  * Falls back to a linear step when either point is within epsilon of the pivot.
  */
 import type { PhysikWorld } from '../src/core/world';
-import { interpolationPivot } from '../src/core/targets';
-import { len3 } from '../src/math/quat';
 
-const pivot = new Float64Array(3);
+// The pivot (interpolationPivot in src/core/targets.ts) and the lengths (len3) are written out
+// here: V8 did not inline those calls into this function, and a call that passes or returns a
+// floating-point number boxes it (the heap profiler found ~22 bytes a step while moving).
 
 export function targetInterpolation(world: PhysikWorld): void {
-  const { ControlPoint } = world.physik;
+  const { ControlPoint, Rig, Bone } = world.physik;
   const eff = ControlPoint.effective, tgt = ControlPoint.target;
   for (let ri = 0; ri < world.physik.rigs.length; ri++) {
     const rig = world.physik.rigs[ri]!;
     const s = rig.settings;
     const polar = s.interpolation === 'polar-head' || s.interpolation === 'polar-com';
+    const aboutCom = s.interpolation === 'polar-com';
     const eps = s.interpolationEpsilon;
     for (let ci = 0; ci < rig.controlPoints.length; ci++) {
       const cp = rig.controlPoints[ci]!;
@@ -27,21 +28,22 @@ export function targetInterpolation(world: PhysikWorld): void {
       const c3 = cp * 3;
       let done = false;
       if (polar) {
-        interpolationPivot(world, rig, cp, pivot);
-        const ox = pivot[0]!, oy = pivot[1]!, oz = pivot[2]!;
+        // the pivot: the rig's centre of mass, or the head of the point's bone
+        const src = aboutCom ? Rig.centreOfMass : Bone.head, o3 = aboutCom ? rig.eid * 3 : ControlPoint.bone[cp]! * 3;
+        const ox = src[o3]!, oy = src[o3 + 1]!, oz = src[o3 + 2]!;
         const ax = eff[c3]! - ox, ay = eff[c3 + 1]! - oy, az = eff[c3 + 2]! - oz;
         const bx = tgt[c3]! - ox, by = tgt[c3 + 1]! - oy, bz = tgt[c3 + 2]! - oz;
-        const ra = len3(ax, ay, az), rb = len3(bx, by, bz);
+        const ra = Math.sqrt(ax * ax + ay * ay + az * az), rb = Math.sqrt(bx * bx + by * by + bz * bz);
         if (ra > eps && rb > eps) {
           // n_i = a × b, theta_i = angle(a, b); rotate the unit a by alpha·theta about n.
           let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-          const sinPart = len3(nx, ny, nz);
+          const sinPart = Math.sqrt(nx * nx + ny * ny + nz * nz);
           const theta = Math.atan2(sinPart, ax * bx + ay * by + az * bz);
           if (sinPart < 1e-12 * ra * rb) {
             // parallel or opposite: any axis normal to a will do (deterministic choice)
             if (Math.abs(ax) < 0.9 * ra) { nx = 0; ny = az; nz = -ay; } else { nx = -az; ny = 0; nz = ax; }
           }
-          const nn = len3(nx, ny, nz);
+          const nn = Math.sqrt(nx * nx + ny * ny + nz * nz);
           nx /= nn; ny /= nn; nz /= nn;
           const phi = alpha * theta;
           const c = Math.cos(phi), sn = Math.sin(phi);
