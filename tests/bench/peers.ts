@@ -59,6 +59,7 @@
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import {
   Bone, BufferGeometry, Float32BufferAttribute, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute,
 } from 'three';
@@ -66,7 +67,7 @@ import { CCDIKSolver, type IK } from 'three/examples/jsm/animation/CCDIKSolver.j
 import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, readMetrics } from '../../src/core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';
-import { spread, type Spread } from './stats';
+import { spread, table, type Spread } from './stats';
 
 const L = 1;
 const TARGET: [number, number, number] = [0.4 * L, 0.5 * L, 0.3 * L];
@@ -363,14 +364,21 @@ function compare(key: string, pair: string, n: number, a: Contender, b: Contende
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 const e2 = (x: number) => (Number.isFinite(x) ? x.toExponential(1) : String(x));
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
+
+export interface PeersResult {
+  machine: { cpu: string; cores: number; node: string; platform: string };
+  problem: { chainLength: number; bones: readonly number[]; target: [number, number, number]; threshold: number; blocks: number; blockMs: number };
+  ccdVsThree10: number | null;
+  ccdVsThree100: number | null;
+  dlsVsClosedChainIk10: number | null;
+  dlsVsClosedChainIk100: number | null;
+  comparisons: Comparison[];
+  notes: string[];
+  seconds: number;
 }
 
-async function main(): Promise<void> {
-  const json = process.argv.includes('--json');
-  const log = (s: string) => process.stderr.write(`${s}\n`);
+/** Every pair on every chain, in this process; progress lines go to `log`. */
+export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` };
   const started = performance.now();
   const notes: string[] = [];
@@ -400,9 +408,7 @@ async function main(): Promise<void> {
   }
   for (const c of comparisons) if (c.note) notes.push(`${c.pair}, ${c.bones} bones: ${c.note}`);
   const ratio = (key: string) => comparisons.find((c) => c.key === key)?.equalError?.ratio ?? null;
-  const seconds = (performance.now() - started) / 1000;
-
-  const result = {
+  return {
     machine,
     problem: { chainLength: L, bones: SIZES, target: TARGET, threshold: THRESHOLD, blocks: BLOCKS, blockMs: BLOCK_MS },
     ccdVsThree10: ratio('ccdVsThree10'),
@@ -411,25 +417,16 @@ async function main(): Promise<void> {
     dlsVsClosedChainIk100: ratio('dlsVsClosedChainIk100'),
     comparisons,
     notes,
-    seconds,
+    seconds: (performance.now() - started) / 1000,
   };
-  if (json) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return;
-  }
+}
 
-  const sweepRows = [['pair', 'bones', 'N', 'ours µs', 'IQR', 'theirs µs', 'IQR', 'ours/theirs', 'ours err', 'theirs err', 'ours status', 'theirs status']];
-  for (const c of comparisons) {
-    for (const r of c.sweep) {
-      sweepRows.push([
-        c.pair, String(c.bones), String(r.iterations),
-        f(r.oursUs.median), `${f(r.oursUs.q1)}–${f(r.oursUs.q3)}`, f(r.theirsUs.median), `${f(r.theirsUs.q1)}–${f(r.theirsUs.q3)}`,
-        f(r.ratio, 2), e2(r.oursError), e2(r.theirsError), r.oursInfo, r.theirsInfo,
-      ]);
-    }
-  }
+const ratioText = (r: number | null) => (r === null ? 'n/a' : f(r, 3));
+
+/** The equal-error table and the four ratios (what `npm run bench` prints). */
+export function formatPeersSummary(result: PeersResult): string[] {
   const eqRows = [['pair', 'bones', 'ours N', 'ours µs', 'ours err', 'µs/it', 'solver alone µs', 'theirs N', 'theirs µs', 'theirs err', 'µs/it', 'reset µs', 'ours/theirs', 'IQR']];
-  for (const c of comparisons) {
+  for (const c of result.comparisons) {
     const q = c.equalError;
     if (!q) { eqRows.push([c.pair, String(c.bones), '–', '–', '–', '–', '–', '–', '–', '–', '–', '–', 'n/a', '–']); continue; }
     eqRows.push([
@@ -439,23 +436,48 @@ async function main(): Promise<void> {
       f(q.ratio, 3), `${f(q.ratioSpread.q1, 3)}–${f(q.ratioSpread.q3, 3)}`,
     ]);
   }
-  const out = [
+  return [
+    `equal error (each at its smallest N with error ≤ ${THRESHOLD} = 1e-3 × chain length; ours/theirs < 1 means ours is faster):`,
+    table(eqRows, 2),
+    '',
+    `ccdVsThree10 = ${ratioText(result.ccdVsThree10)}, ccdVsThree100 = ${ratioText(result.ccdVsThree100)}, ` +
+      `dlsVsClosedChainIk10 = ${ratioText(result.dlsVsClosedChainIk10)}, dlsVsClosedChainIk100 = ${ratioText(result.dlsVsClosedChainIk100)}`,
+    ...result.notes.map((s) => `note: ${s}`),
+  ];
+}
+
+/** The full report of `npm run bench:peers`: the sweep at equal iterations, then the summary. */
+export function formatPeers(result: PeersResult): string[] {
+  const sweepRows = [['pair', 'bones', 'N', 'ours µs', 'IQR', 'theirs µs', 'IQR', 'ours/theirs', 'ours err', 'theirs err', 'ours status', 'theirs status']];
+  for (const c of result.comparisons) {
+    for (const r of c.sweep) {
+      sweepRows.push([
+        c.pair, String(c.bones), String(r.iterations),
+        f(r.oursUs.median), `${f(r.oursUs.q1)}–${f(r.oursUs.q3)}`, f(r.theirsUs.median), `${f(r.theirsUs.q1)}–${f(r.theirsUs.q3)}`,
+        f(r.ratio, 2), e2(r.oursError), e2(r.theirsError), r.oursInfo, r.theirsInfo,
+      ]);
+    }
+  }
+  const { machine } = result;
+  return [
     `machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}`,
     `chains of ${SIZES.join(' and ')} bones along +X, length ${L}, pinned root; target (${TARGET.join(', ')}); one solve = from the rest pose, N iterations`,
     '',
     "equal iterations (µs per solve, median over blocks; error = |tip − target|; status: ours 'stalled k' = stopped after k iterations without reaching the 1e-12 tolerance, theirs 'timeout' = ran maxIterations):",
-    table(sweepRows),
+    table(sweepRows, 2),
     '',
-    `equal error (each at its smallest N with error ≤ ${THRESHOLD} = 1e-3 × chain length; ours/theirs < 1 means ours is faster):`,
-    table(eqRows),
+    ...formatPeersSummary(result),
     '',
-    `ccdVsThree10 = ${ratio('ccdVsThree10') === null ? 'n/a' : f(ratio('ccdVsThree10')!, 3)}, ccdVsThree100 = ${ratio('ccdVsThree100') === null ? 'n/a' : f(ratio('ccdVsThree100')!, 3)}, ` +
-      `dlsVsClosedChainIk10 = ${ratio('dlsVsClosedChainIk10') === null ? 'n/a' : f(ratio('dlsVsClosedChainIk10')!, 3)}, dlsVsClosedChainIk100 = ${ratio('dlsVsClosedChainIk100') === null ? 'n/a' : f(ratio('dlsVsClosedChainIk100')!, 3)}`,
-    ...notes.map((s) => `note: ${s}`),
-    '',
-    `bench took ${f(seconds, 1)} s`,
+    `bench took ${f(result.seconds, 1)} s`,
   ];
-  process.stdout.write(`${out.join('\n')}\n`);
 }
 
-void main();
+async function main(): Promise<void> {
+  const json = process.argv.includes('--json');
+  const result = await runPeers((s) => process.stderr.write(`${s}\n`));
+  if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else process.stdout.write(`${formatPeers(result).join('\n')}\n`);
+}
+
+// `npm run bench:peers` runs this file; `npm run bench` imports runPeers from it
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main();

@@ -1,330 +1,639 @@
 /**
- * Benchmark of the PhysIK step (`npm run bench`, add `-- --json` for one JSON object on stdout).
+ * The benchmark (`npm run bench`; `npm run -s bench -- --json` prints one JSON object on stdout,
+ * progress goes to stderr; `-- --only step,crowd` runs some sections). Not part of the tests:
+ * it only prints. Everything is measured in this one process, after a warm-up.
  *
- * What is measured, all in this one process, after a warm-up:
- *  - Time per step (µs) and inter-joint passes per step (mean, max) for
- *      the humanoid of scenes/humanoid.json (its rig, control points, settings and script, so
- *      the right hand is moving toward its target while we measure), and
- *      straight pinned chains of 10, 100 and 1000 bones built here (bones 0.1 long along +X,
- *      every third joint with tight limits so the torsion springs work, a control point on the
- *      last bone with its target far to the side so the chain swings; the spring's cap is an
- *      absolute 0.05 so the tip bone is not whipped faster than dt can follow),
- *    each with the paper's iterative joint solve and with the exact tree solve.
- *    Each repeat builds a new world and times `step(world, 1)` for a fixed number of steps from
- *    the start of the move (200 steps; the hand's and the chain tip's targets move at step 0);
- *    a repeat's figure is its mean time per step. We report the median over repeats, min/max
- *    and the interquartile range. The pass cap (`maxPasses`: the humanoid keeps its default
- *    5 × joints², the chains use 500/200/200) and the number of steps that hit it
- *    (readMetrics(...).solveStatus === 'stalled', worst repeat) are reported per case, and so
- *    are steps the divergence guard caught ('diverged'), which are not a moving rig's times.
- *  - The exponent a of time per step ~ bones^a (least squares on log-log over the chains), and
- *    the same for time per pass.
- *  - The PhysIK paper's figure for its Python add-on beside ours, with the speed-up.
- *  - Memory: bytes of component storage per bone from the store layouts, and the bytes the
- *    stores and solver scratch actually hold for the 1000-bone chain.
- *  - Allocation (approximate): V8's used-heap growth per humanoid step over 2000 steps, leaving
- *    out steps during which the heap shrank (a GC ran), minus the same measurement around an
- *    empty call. Reported only; never fails.
+ * Sections:
+ *  step    Time per PhysIK step (µs, median over repeats, min, max, interquartile range) and
+ *          inter-joint passes per step, for the humanoid scene and for straight chains and
+ *          seeded random trees (rigs.ts) of 10, 100, 1000 and 10,000 bones, with the paper's
+ *          iterative joint solve and with the exact tree solve. Each rig is built once and a
+ *          snapshot taken; a repeat restores the snapshot (bit-identical to a fresh rig) and
+ *          times `steps` calls of step(world, 1) from the start of the move, its figure being
+ *          the mean per step. Pass caps (`maxPasses`), steps that hit them ('stalled') and
+ *          steps the divergence guard caught ('diverged') are reported per case. The exponent a
+ *          of time per step ~ bones^a is a least-squares fit on log-log over the sizes, per
+ *          family and solve; exponentExact / exponentIterative are the larger of the chain and
+ *          tree fits.
+ *  rapier  Rapier's world.step() on the same rigs through src/rapier's mirror (impulse and
+ *          multibody joints), and PhysIK / Rapier per rig; reported missing if src/rapier is not
+ *          there.
+ *  peers   Our CCD against three.js's CCDIKSolver and our DLS against closed-chain-ik on 10- and
+ *          100-bone chains at equal error (peers.ts, which `npm run bench:peers` runs alone).
+ *  crowd   1, 10, 100 and 1000 humanoids (src/scene/crowd.ts) in one world: time per world step
+ *          and steps per second of the whole world, on one core.
+ *  memory  Bytes of component storage per bone (layouts, and what the stores of the largest
+ *          chain actually hold), and the rig's solver scratch per bone.
+ *  alloc   Bytes allocated per step (alloc.ts: used-heap growth over windows no garbage
+ *          collection overlapped), for the humanoid under PhysIK (both solves) and under every
+ *          kinematic solver, a chain, a tree and a crowd; with the allocating functions
+ *          (sampling heap profiler) where a case allocates.
+ *
+ * The 10,000-bone chain needs a deeper stack than Node's default (the rig builder walks the
+ * skeleton recursively), so `npm run bench` starts Node with --stack-size; started otherwise,
+ * a rig that overflows is skipped with the reason printed.
  */
 import os from 'node:os';
-import v8 from 'node:v8';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { createPhysikWorld, addRig, step, readMetrics, type PhysikWorld, type RigInput } from '../../src/core';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import type { BoneDescription, Settings } from '../../src/scene/types';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  createPhysikWorld, addRig, step, setSettings, createSnapshot, restoreRig, readMetrics,
+  type PhysikWorld, type RigInput, type RigSnapshot,
+} from '../../src/core';
+import { crowdOf } from '../../src/scene/crowd';
+import type { Settings } from '../../src/scene/types';
 import {
   bytesPerEntity, BoneLayout, JointLayout, AngularLimitLayout, ControlPointLayout, RigLayout,
+  STATUS_STALLED, STATUS_DIVERGED,
 } from '../../components';
-import { spread, type Spread } from './stats';
+import { spread, logLogSlope, table, fixed as f, type Spread } from './stats';
+import { chainInput, treeInput, humanoidInput, humanoidScene, type Family, type Solve } from './rigs';
+import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
+import { runPeers, formatPeersSummary, type PeersResult } from './peers';
 
 const PAPER = { msPerStep: 98, passesPerStep: 20, label: 'PhysIK paper (Python add-on): ~98 ms per humanoid step, ~20 passes per step' };
-const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001, cap: 0.05 };
+const SIZES = [10, 100, 1000, 10_000] as const;
+const ITERATIVE_10K_STEPS = 20;
+const SECTIONS = ['step', 'rapier', 'peers', 'crowd', 'memory', 'alloc'] as const;
+type Section = (typeof SECTIONS)[number];
+const log = (s: string) => process.stderr.write(`${s}\n`);
 
-interface Case {
+// ---------- building rigs ----------
+
+interface Built { world: PhysikWorld; rig: number; joints: number; snapshot: RigSnapshot }
+
+/** A world holding one rig, and a snapshot of it as built. */
+function build(input: RigInput): Built {
+  const world = createPhysikWorld();
+  const { rig } = addRig(world, input);
+  const record = world.physik.rigs[0]!;
+  return { world, rig, joints: record.joints.length, snapshot: createSnapshot(world, rig) };
+}
+
+/** Build, or the reason it could not be built (a deep chain overflowing the stack). */
+function tryBuild(input: RigInput): Built | string {
+  try {
+    return build(input);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      return `the rig builder (src/core/rig.ts, its depth-first walk) overflowed the stack on ${input.rig.bones.length} bones deep: run it as npm run bench does (node --stack-size=4000)`;
+    }
+    throw err;
+  }
+}
+
+/** Switch the built rig's joint solve and take the snapshot repeats start from. */
+function withSolve(b: Built, solve: Solve): Built {
+  restoreRig(b.world, b.rig, b.snapshot);
+  setSettings(b.world, b.rig, { interJoint: solve });
+  return { ...b, snapshot: createSnapshot(b.world, b.rig) };
+}
+
+// ---------- step section ----------
+
+interface StepCase {
   name: string;
+  family: Family;
+  solve: Solve;
   bones: number;
-  input: RigInput;
-  /** Control point to move at step 0 and where to (chains); the humanoid's script does it. */
-  move?: { point: string; target: [number, number, number] };
   steps: number;
   repeats: number;
   warmup: number;
 }
 
-
-interface CaseResult {
+interface StepResult {
   name: string;
+  family: Family;
+  solve: Solve;
   bones: number;
   joints: number;
   steps: number;
   repeats: number;
+  warmup: number;
   usPerStep: Spread;
+  usPerBone: number;
   passesPerStep: { mean: number; max: number };
   usPerPass: number;
   maxPasses: number;
   stalledSteps: number;
-  totalSteps: number;
   divergedSteps: number;
   finalTargetError: number;
+  skipped?: string;
 }
 
-// ---------- statistics ----------
+interface Repeat { us: number; stalled: number; diverged: number; passesMean: number; passesMax: number; targetError: number }
 
-
-/** Least-squares slope of log y against log x. */
-function logLogSlope(xs: number[], ys: number[]): number {
-  const lx = xs.map(Math.log), ly = ys.map(Math.log);
-  const mx = lx.reduce((a, b) => a + b, 0) / lx.length, my = ly.reduce((a, b) => a + b, 0) / ly.length;
-  let num = 0, den = 0;
-  for (let i = 0; i < lx.length; i++) { num += (lx[i]! - mx) * (ly[i]! - my); den += (lx[i]! - mx) ** 2; }
-  return num / den;
-}
-
-// ---------- cases ----------
-
-type Solve = Settings['interJoint'];
-
-function humanoidCase(solve: Solve): Case {
-  const scene = loadSceneFile(fileURLToPath(new URL('../../scenes/humanoid.json', import.meta.url)));
-  return {
-    name: `humanoid ${solve}`,
-    bones: scene.rig.bones.length,
-    input: { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, interJoint: solve }, script: scene.script },
-    steps: 200,
-    repeats: 30,
-    warmup: 5,
-  };
-}
-
-/** A pinned chain of n bones 0.1 long along +X; every third joint has tight limits. */
-function chainCase(n: number, solve: Solve, maxPasses: number, steps: number, repeats: number): Case {
-  const bones: BoneDescription[] = [];
-  for (let i = 0; i < n; i++) {
-    const bone: BoneDescription = { name: `b${i}`, parent: i === 0 ? null : `b${i - 1}`, direction: [1, 0, 0], length: 0.1 };
-    if (i === 0) bone.head = [0, 0, 0];
-    if (i > 0 && i % 3 === 0) bone.limits = { x: [-5, 5], y: [0, 0], z: [-5, 5] };
-    bones.push(bone);
+/** One repeat: back to the snapshot, then `steps` timed steps. */
+function runOnce(b: Built, steps: number): Repeat {
+  restoreRig(b.world, b.rig, b.snapshot);
+  const R = b.world.physik.Rig;
+  let stalled = 0, diverged = 0;
+  const t0 = performance.now();
+  for (let s = 0; s < steps; s++) {
+    step(b.world, 1);
+    const status = R.solveStatus[b.rig];
+    if (status === STATUS_STALLED) stalled++;
+    else if (status === STATUS_DIVERGED) diverged++;
   }
-  return {
-    name: `chain ${n} ${solve}`,
-    bones: n,
-    input: {
-      rig: { name: `chain${n}`, root: 'pinned', bones },
-      controlPoints: [{ name: 'tip', bone: `b${n - 1}` }],
-      settings: { ...CHAIN_SETTINGS, maxPasses, interJoint: solve },
-    },
-    move: { point: 'tip', target: [0.02 * n, 0.08 * n, 0.02 * n] },
-    steps,
-    repeats,
-    warmup: Math.max(1, Math.round(repeats / 5)),
-  };
+  const us = ((performance.now() - t0) * 1000) / steps;
+  const m = readMetrics(b.world, b.rig);
+  return { us, stalled, diverged, passesMean: m.passesPerStep.mean, passesMax: m.passesPerStep.max, targetError: m.maxTargetError };
 }
 
-// ---------- measuring ----------
-
-interface Built { world: PhysikWorld; rig: number }
-
-function build(c: Case): Built {
-  const world = createPhysikWorld();
-  const script = [...(c.input.script ?? [])];
-  if (c.move) script.push({ step: 0, point: c.move.point, target: c.move.target });
-  const { rig } = addRig(world, { ...c.input, script });
-  return { world, rig };
-}
-
-interface Repeat { usPerStep: number; stalled: number; diverged: number; passesMean: number; passesMax: number; targetError: number }
-
-/** One repeat: a fresh world, `steps` timed steps from the start of the move. */
-function runOnce(c: Case): Repeat {
-  const { world, rig } = build(c);
-  let elapsed = 0, stalled = 0, diverged = 0;
-  for (let s = 0; s < c.steps; s++) {
-    const t0 = performance.now();
-    step(world, 1);
-    elapsed += performance.now() - t0;
-    const status = readMetrics(world, rig).solveStatus;
-    if (status === 'stalled') stalled++;
-    if (status === 'diverged') diverged++;
-  }
-  const m = readMetrics(world, rig);
-  return {
-    usPerStep: (elapsed * 1000) / c.steps,
-    stalled,
-    diverged,
-    passesMean: m.passesPerStep.mean,
-    passesMax: m.passesPerStep.max,
-    targetError: m.maxTargetError,
-  };
-}
-
-function measure(c: Case): CaseResult {
-  for (let i = 0; i < c.warmup; i++) runOnce(c);
+function measureStep(c: StepCase, b: Built): StepResult {
+  for (let i = 0; i < c.warmup; i++) runOnce(b, c.steps);
   const reps: Repeat[] = [];
-  for (let i = 0; i < c.repeats; i++) reps.push(runOnce(c));
-  const { world, rig } = build(c);
-  const record = world.physik.rigs.find((r) => r.eid === rig)!;
-  const joints = record.joints.length;
-  const cap = record.settings.maxPasses > 0 ? record.settings.maxPasses : 5 * joints * joints;
-  const usPerStep = spread(reps.map((r) => r.usPerStep));
+  for (let i = 0; i < c.repeats; i++) reps.push(runOnce(b, c.steps));
+  const s = b.world.physik.rigs[0]!.settings;
+  const usPerStep = spread(reps.map((r) => r.us));
   const passesMean = reps.reduce((a, r) => a + r.passesMean, 0) / reps.length;
   return {
-    name: c.name,
-    bones: c.bones,
-    joints,
-    steps: c.steps,
-    repeats: c.repeats,
+    ...c,
+    joints: b.joints,
     usPerStep,
+    usPerBone: usPerStep.median / c.bones,
     passesPerStep: { mean: passesMean, max: Math.max(...reps.map((r) => r.passesMax)) },
     usPerPass: usPerStep.median / passesMean,
-    maxPasses: cap,
-    // repeats are the same run from the same start; take the worst one
+    maxPasses: s.maxPasses > 0 ? s.maxPasses : 5 * b.joints * b.joints,
+    // repeats run the same steps from the same state: take the worst
     stalledSteps: Math.max(...reps.map((r) => r.stalled)),
-    totalSteps: c.steps,
     divergedSteps: Math.max(...reps.map((r) => r.diverged)),
     finalTargetError: Math.max(...reps.map((r) => r.targetError)),
   };
 }
 
-// ---------- memory ----------
+const skippedStep = (c: StepCase, joints: number, reason: string): StepResult => ({
+  ...c, joints, usPerStep: { median: NaN, min: NaN, max: NaN, q1: NaN, q3: NaN }, usPerBone: NaN,
+  passesPerStep: { mean: NaN, max: NaN }, usPerPass: NaN, maxPasses: NaN, stalledSteps: 0, divergedSteps: 0, finalTargetError: NaN, skipped: reason,
+});
 
-function memoryReport(): Record<string, number> {
+/** Pass cap of the chains and trees: the default 5 × joints² up to 100 bones' worth, else 200 (passes are warm-started). */
+const passCap = (n: number) => (n <= 10 ? 0 : 200);
+
+/** Repeats and warm-up repeats per size: a repeat of 10,000 bones takes seconds (iterative: many). */
+function plan(n: number, solve: Solve): { steps: number; repeats: number; warmup: number } {
+  if (n <= 10) return { steps: 200, repeats: 30, warmup: 5 };
+  if (n <= 100) return { steps: 200, repeats: 15, warmup: 3 };
+  if (n <= 1000) return { steps: 200, repeats: 5, warmup: 1 };
+  // The code is warm from the 1000-bone case. The iterative solve needs up to its pass cap
+  // (200 passes of ~3 ms) per step at this size once the chain swings: 200 steps would take
+  // minutes, so it runs the first ITERATIVE_10K_STEPS steps once (and is left out of the fit).
+  return solve === 'exact' ? { steps: 200, repeats: 3, warmup: 1 } : { steps: ITERATIVE_10K_STEPS, repeats: 1, warmup: 0 };
+}
+
+interface StepSection {
+  cases: StepResult[];
+  /** Exponent of time per step against bones, per family and solve (chains and trees 10 → 10,000). */
+  exponents: Record<Solve, { chain: number; tree: number; perPassChain: number; perPassTree: number }>;
+  exponentExact: number;
+  exponentIterative: number;
+  built: Map<string, Built>;
+}
+
+function stepSection(): StepSection {
+  const cases: StepResult[] = [];
+  const built = new Map<string, Built>();
+  const scene = humanoidScene();
+  const humanoid = build(humanoidInput(scene));
+  built.set('humanoid', humanoid);
+  for (const solve of ['iterative', 'exact'] as const) {
+    const c: StepCase = { name: `humanoid ${solve}`, family: 'humanoid', solve, bones: scene.rig.bones.length, steps: 200, repeats: 30, warmup: 5 };
+    log(`step: ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
+    cases.push(measureStep(c, withSolve(humanoid, solve)));
+  }
+  for (const family of ['chain', 'tree'] as const) {
+    for (const n of SIZES) {
+      log(`step: building ${family} ${n} ...`);
+      const b = tryBuild(family === 'chain' ? chainInput(n, passCap(n)) : treeInput(n, passCap(n)));
+      if (typeof b !== 'string') built.set(`${family} ${n}`, b);
+      for (const solve of ['exact', 'iterative'] as const) {
+        const c: StepCase = { name: `${family} ${n} ${solve}`, family, solve, bones: n, ...plan(n, solve) };
+        if (typeof b === 'string') { cases.push(skippedStep(c, NaN, b)); continue; }
+        log(`step: ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
+        cases.push(measureStep(c, withSolve(b, solve)));
+      }
+    }
+  }
+  // time per step is fitted over the sizes run for the same steps (the same part of the move);
+  // time per pass over every size
+  const fit = (family: Family, solve: Solve, perPass = false) => {
+    const rows = cases.filter((r) => r.family === family && r.solve === solve && !r.skipped && (perPass || r.steps === 200));
+    return logLogSlope(rows.map((r) => r.bones), rows.map((r) => (perPass ? r.usPerPass : r.usPerStep.median)));
+  };
+  const exponents = {
+    exact: { chain: fit('chain', 'exact'), tree: fit('tree', 'exact'), perPassChain: fit('chain', 'exact', true), perPassTree: fit('tree', 'exact', true) },
+    iterative: { chain: fit('chain', 'iterative'), tree: fit('tree', 'iterative'), perPassChain: fit('chain', 'iterative', true), perPassTree: fit('tree', 'iterative', true) },
+  };
+  return {
+    cases, exponents, built,
+    exponentExact: Math.max(exponents.exact.chain, exponents.exact.tree),
+    exponentIterative: Math.max(exponents.iterative.chain, exponents.iterative.tree),
+  };
+}
+
+function formatStep(sec: StepSection): string[] {
+  const rows = [['case', 'bones', 'joints', 'steps×reps', 'µs/step median', 'min', 'max', 'IQR', 'µs/bone', 'passes mean', 'max', 'cap', 'stalled', 'diverged', 'µs/pass']];
+  for (const r of sec.cases) {
+    if (r.skipped) { rows.push([r.name, String(r.bones), '–', '–', 'skipped', '', '', '', '', '', '', '', '', '', '']); continue; }
+    rows.push([
+      r.name, String(r.bones), String(r.joints), `${r.steps}×${r.repeats}`,
+      f(r.usPerStep.median), f(r.usPerStep.min), f(r.usPerStep.max), `${f(r.usPerStep.q1)}–${f(r.usPerStep.q3)}`, f(r.usPerBone, 2),
+      f(r.passesPerStep.mean), String(r.passesPerStep.max), String(r.maxPasses), `${r.stalledSteps}/${r.steps}`, `${r.divergedSteps}/${r.steps}`, f(r.usPerPass, 2),
+    ]);
+  }
+  const { exact, iterative } = sec.exponents;
+  const h = sec.cases.find((r) => r.name === 'humanoid iterative')!, hx = sec.cases.find((r) => r.name === 'humanoid exact')!;
+  return [
+    table(rows),
+    ...sec.cases.filter((r) => r.skipped).map((r) => `skipped: ${r.name}: ${r.skipped}`),
+    ...sec.cases.filter((r) => r.divergedSteps > 0).map((r) =>
+      `note: ${r.name} hit the divergence guard on ${r.divergedSteps}/${r.steps} steps (the guard holds the rig still), so its times are not those of a moving rig`),
+    ...sec.cases.filter((r) => r.warmup === 0 && !r.skipped).map((r) =>
+      `note: ${r.name}: ${r.repeats} repeat of the first ${r.steps} steps only, no warm-up repeat of its own (the 1000-bone case warmed the same code): its passes climb to the cap (${r.maxPasses}) as the chain swings, ~${f(r.usPerPass / 1000, 1)} ms a pass, so 200 steps would take minutes; left out of the time-per-step fit`),
+    '',
+    `time per step ~ bones^a (least squares on log-log over the sizes run for 200 steps; per pass over all sizes):`,
+    `  exact:     chains a = ${f(exact.chain, 2)}, trees a = ${f(exact.tree, 2)}   → exponentExact = ${f(sec.exponentExact, 2)}`,
+    `  iterative: chains a = ${f(iterative.chain, 2)}, trees a = ${f(iterative.tree, 2)}   → exponentIterative = ${f(sec.exponentIterative, 2)}  (per pass: chains ${f(iterative.perPassChain, 2)}, trees ${f(iterative.perPassTree, 2)}; capped chains stall, see 'stalled')`,
+    '',
+    PAPER.label,
+    `physik-ecs: ${f(h.usPerStep.median)} µs per humanoid step, ${f(h.passesPerStep.mean)} passes per step (max ${h.passesPerStep.max})  →  ${f((PAPER.msPerStep * 1000) / h.usPerStep.median, 0)}× faster`,
+    `            ${f(hx.usPerStep.median)} µs per humanoid step with the exact solve  →  ${f((PAPER.msPerStep * 1000) / hx.usPerStep.median, 0)}× faster`,
+  ];
+}
+
+// ---------- rapier section ----------
+
+interface RapierRow {
+  rig: string; bones: number; jointModel: string; steps: number; repeats: number;
+  /** mirror.step(): the mirror's forces (springs, damping, emulated limits) and Rapier's world.step(). */
+  mirrorUs: Spread | null;
+  /** Rapier's world.step() alone, timed inside mirror.step(). */
+  worldStepUs: Spread | null;
+  /** PhysIK's exact step on the same rig, timed in the same loop; and the step section's figure. */
+  physikUs: number;
+  physikStepSectionUs: number;
+  /** PhysIK exact step / Rapier world.step(), and / mirror.step(). */
+  ratio: number | null;
+  ratioMirror: number | null;
+  finite: boolean;
+  note?: string;
+}
+interface RapierSection { available: boolean; note?: string; rows: RapierRow[]; humanoidVsRapier: number | null; humanoidVsRapierMultibody: number | null }
+
+/** The parts of src/rapier's mirror the bench uses (`createRapierMirror(world, rig, { jointModel })`). */
+interface Mirror { step(): void; finite(): boolean; dispose(): void }
+type CreateMirror = (world: PhysikWorld, rig: number, options: { jointModel: 'impulse' | 'multibody' }) => Promise<Mirror>;
+
+async function loadRapierMirror(): Promise<{ create: CreateMirror | null; note?: string }> {
+  const entry = fileURLToPath(new URL('../../src/rapier/index.ts', import.meta.url));
+  if (!existsSync(entry)) return { create: null, note: 'src/rapier is missing: no Rapier rows, humanoidVsRapier is null' };
+  try {
+    const mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const create = mod.createRapierMirror;
+    if (typeof create !== 'function') return { create: null, note: 'src/rapier/index.ts has no createRapierMirror export: no Rapier rows' };
+    return { create: create as CreateMirror };
+  } catch (err) {
+    return { create: null, note: `src/rapier could not be loaded (${(err as Error).message}): no Rapier rows` };
+  }
+}
+
+/**
+ * Times Rapier's world.step() inside mirror.step(), by wrapping the step of the mirror's Rapier
+ * world (its private field `rworld`); null when the mirror does not have one.
+ */
+function wrapWorldStep(mirror: Mirror): { elapsed: () => number } | null {
+  const rworld = (mirror as unknown as { rworld?: { step: (...a: unknown[]) => void } }).rworld;
+  if (!rworld || typeof rworld.step !== 'function') return null;
+  const inner = rworld.step.bind(rworld);
+  let ms = 0;
+  rworld.step = (...a: unknown[]) => { const t0 = performance.now(); inner(...a); ms += performance.now() - t0; };
+  return { elapsed: () => ms };
+}
+
+/** Multibody joints cost about bones³ in Rapier (DESIGN.md; measured 70 ms a step on the 100-bone tree): no 1000-bone rows. */
+const MULTIBODY_MAX_BONES = 100;
+
+async function rapierSection(stepSec: StepSection | null): Promise<RapierSection> {
+  const { create, note } = await loadRapierMirror();
+  if (!create) return { available: false, note, rows: [], humanoidVsRapier: null, humanoidVsRapierMultibody: null };
+  const rows: RapierRow[] = [];
+  const rigs: [string, () => RigInput, number][] = [['humanoid', () => humanoidInput(), 18]];
+  for (const family of ['chain', 'tree'] as const) {
+    for (const n of [10, 100, 1000]) rigs.push([`${family} ${n}`, () => (family === 'chain' ? chainInput(n, passCap(n)) : treeInput(n, passCap(n))), n]);
+  }
+  // Rapier is WebAssembly: its code tiers up over the first few hundred steps, so a humanoid
+  // runs 600 steps first (PhysIK's step is stepped beside it, as in every row)
+  {
+    log('rapier: warm-up ...');
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, humanoidInput());
+    for (const jointModel of ['impulse', 'multibody'] as const) {
+      const m = await create(world, rig, { jointModel });
+      for (let s = 0; s < 600; s++) { step(world, 1); m.step(); }
+      m.dispose();
+    }
+  }
+  for (const [name, input, bones] of rigs) {
+    const physikStepSectionUs = stepSec?.cases.find((r) => r.name === `${name} exact`)?.usPerStep.median ?? NaN;
+    for (const jointModel of ['impulse', 'multibody'] as const) {
+      const steps = bones >= 1000 ? 20 : jointModel === 'multibody' && bones >= 100 ? 10 : 200;
+      const repeats = bones >= 100 ? 3 : 10;
+      const base = { rig: name, bones, jointModel, steps, repeats, physikUs: NaN, physikStepSectionUs };
+      if (jointModel === 'multibody' && bones > MULTIBODY_MAX_BONES) {
+        rows.push({ ...base, mirrorUs: null, worldStepUs: null, ratio: null, ratioMirror: null, finite: true, note: `skipped: multibody cost grows ~bones³ (see the ${MULTIBODY_MAX_BONES}-bone rows)` });
+        continue;
+      }
+      log(`rapier: ${name} ${jointModel} (${repeats} repeats of ${steps} steps) ...`);
+      const mirrorTimes: number[] = [], worldTimes: number[] = [], physikTimes: number[] = [];
+      let finite = true, refused = '';
+      for (let r = 0; r < repeats; r++) {
+        // a fresh rig and mirror per repeat (a Rapier world cannot be put back), the PhysIK
+        // world stepped beside it (not timed) so the mirror follows the same moving targets
+        const world = createPhysikWorld();
+        const { rig } = addRig(world, input());
+        let m: Mirror;
+        try { m = await create(world, rig, { jointModel }); } catch (err) { refused = (err as Error).message; break; }
+        const inner = wrapWorldStep(m);
+        let ms = 0, pms = 0;
+        for (let s = 0; s < steps; s++) {
+          const t0 = performance.now();
+          step(world, 1);
+          const t1 = performance.now();
+          m.step();
+          ms += performance.now() - t1;
+          pms += t1 - t0;
+        }
+        mirrorTimes.push((ms * 1000) / steps);
+        physikTimes.push((pms * 1000) / steps);
+        if (inner) worldTimes.push((inner.elapsed() * 1000) / steps);
+        finite &&= m.finite();
+        m.dispose();
+      }
+      if (refused) { rows.push({ ...base, mirrorUs: null, worldStepUs: null, ratio: null, ratioMirror: null, finite: true, note: `mirror refused: ${refused}` }); continue; }
+      const mirrorUs = spread(mirrorTimes), worldStepUs = worldTimes.length ? spread(worldTimes) : null;
+      // the PhysIK step timed in the same loop (the same load on a shared machine) is the one compared
+      const physikUs = spread(physikTimes).median;
+      rows.push({
+        ...base, physikUs, physikStepSectionUs, mirrorUs, worldStepUs, finite,
+        ratio: worldStepUs ? physikUs / worldStepUs.median : null,
+        ratioMirror: physikUs / mirrorUs.median,
+        ...(finite ? {} : { note: 'Rapier went non-finite (NaN) during the run: its times are not those of a working rig' }),
+      });
+    }
+  }
+  const ratio = (model: string) => {
+    const r = rows.find((row) => row.rig === 'humanoid' && row.jointModel === model);
+    return r ? (r.ratio ?? r.ratioMirror) : null;
+  };
+  return { available: true, rows, humanoidVsRapier: ratio('impulse'), humanoidVsRapierMultibody: ratio('multibody') };
+}
+
+function formatRapier(sec: RapierSection): string[] {
+  if (!sec.available) return [`rapier: ${sec.note}`];
+  const rows = [['rig', 'bones', 'joints', 'steps×reps', 'world.step() µs', 'IQR', 'mirror.step() µs', 'PhysIK exact µs', 'PhysIK / world.step()', 'PhysIK / mirror.step()', 'note']];
+  for (const r of sec.rows) {
+    rows.push([
+      r.rig, String(r.bones), r.jointModel, `${r.steps}×${r.repeats}`,
+      r.worldStepUs ? f(r.worldStepUs.median) : '–', r.worldStepUs ? `${f(r.worldStepUs.q1)}–${f(r.worldStepUs.q3)}` : '–',
+      r.mirrorUs ? f(r.mirrorUs.median) : '–', f(r.physikUs), r.ratio === null ? '–' : f(r.ratio, 3), r.ratioMirror === null ? '–' : f(r.ratioMirror, 3), r.note ?? '',
+    ]);
+  }
+  return [
+    'Rapier through src/rapier\'s mirror (one body per bone, joints by the rig\'s limits, 4 solver iterations, 1 substep); world.step() timed inside mirror.step(), which also applies the springs, damping and emulated limits;',
+    'each repeat a fresh rig from the start of its move, PhysIK stepped beside it in the same loop (its time there is the one compared); after a 600-step warm-up of Rapier\'s WebAssembly.',
+    table(rows),
+    '',
+    `humanoidVsRapier = ${sec.humanoidVsRapier === null ? 'n/a' : f(sec.humanoidVsRapier, 3)} (PhysIK exact step / Rapier world.step(), impulse joints), ${sec.humanoidVsRapierMultibody === null ? 'n/a' : f(sec.humanoidVsRapierMultibody, 3)} (multibody)`,
+  ];
+}
+
+// ---------- crowd section ----------
+
+interface CrowdRow { rigs: number; bones: number; buildMs: number; stepsTimed: number; msPerStep: Spread; stepsPerSecond: number; usPerRigStep: number }
+
+const CROWD_SIZES = [1, 10, 100, 1000] as const;
+
+function crowdSection(): CrowdRow[] {
+  const scene = humanoidScene();
+  const rows: CrowdRow[] = [];
+  // every size runs the same steps (20 to 100 of the crowd's script, moves under way), in
+  // blocks of 10; small crowds repeat that window (from snapshots) so each has enough blocks
+  const from = 20, to = 100, block = 10;
+  for (const n of CROWD_SIZES) {
+    log(`crowd: ${n} humanoids ...`);
+    const t0 = performance.now();
+    const world = createPhysikWorld();
+    const rigs = crowdOf(scene, n).map((input) => addRig(world, input).rig);
+    const buildMs = performance.now() - t0;
+    step(world, from); // warm-up, and the moves get going
+    const snaps = rigs.map((r) => createSnapshot(world, r));
+    const repeats = Math.max(1, Math.ceil(100 / n));
+    const blocks: number[] = [];
+    for (let rep = 0; rep < repeats + 1; rep++) {
+      rigs.forEach((r, i) => restoreRig(world, r, snaps[i]!));
+      for (let s = from; s < to; s += block) {
+        const b0 = performance.now();
+        step(world, block);
+        if (rep > 0 || n >= 100) blocks.push((performance.now() - b0) / block); // small crowds: first pass is warm-up
+      }
+    }
+    const ms = spread(blocks);
+    rows.push({ rigs: n, bones: n * scene.rig.bones.length, buildMs, stepsTimed: blocks.length * block, msPerStep: ms, stepsPerSecond: 1000 / ms.median, usPerRigStep: (ms.median * 1000) / n });
+  }
+  return rows;
+}
+
+function formatCrowd(rows: CrowdRow[]): string[] {
+  const t = [['crowd', 'bones', 'build ms', 'steps timed', 'ms/step median', 'IQR', 'steps/s', 'µs per rig-step']];
+  for (const r of rows) {
+    t.push([`${r.rigs} humanoid${r.rigs > 1 ? 's' : ''}`, String(r.bones), f(r.buildMs, 0), String(r.stepsTimed), f(r.msPerStep.median, 3), `${f(r.msPerStep.q1, 3)}–${f(r.msPerStep.q3, 3)}`, f(r.stepsPerSecond, 0), f(r.usPerRigStep)]);
+  }
+  return [table(t)];
+}
+
+// ---------- memory section ----------
+
+interface MemorySection {
+  boneLayout: number; angularLimitLayout: number; jointLayout: number; perBoneLayouts: number; perEntitySlotAllStores: number;
+  measuredOn: string; storeBytesPerBone: number; scratchBytesPerBone: number;
+}
+
+function memorySection(built: Map<string, Built> | undefined): MemorySection {
   const bone = bytesPerEntity(BoneLayout), limit = bytesPerEntity(AngularLimitLayout), joint = bytesPerEntity(JointLayout);
   const allStores = bone + limit + joint + bytesPerEntity(ControlPointLayout) + bytesPerEntity(RigLayout);
-  // what a 1000-bone chain actually holds: every typed array of every store, plus solver scratch
-  const { world, rig } = build(chainCase(1000, 'exact', 1, 1, 1));
-  const p = world.physik;
+  // what the largest chain built holds: every typed array of every store, plus the rig's scratch
+  const name = [...SIZES].reverse().map((n) => `chain ${n}`).find((k) => built?.has(k)) ?? 'chain 1000';
+  const b = built?.get(name) ?? build(chainInput(1000, 200));
+  const p = b.world.physik;
+  const n = p.rigs[0]!.bones.length;
   let held = 0;
   for (const store of [p.Bone, p.Joint, p.AngularLimit, p.ControlPoint, p.Rig]) {
     for (const arr of Object.values(store)) held += (arr as ArrayBufferView).byteLength;
   }
-  const record = p.rigs.find((r) => r.eid === rig)!;
+  const record = p.rigs[0]!;
   let scratch = 0;
   for (const arr of [...Object.values(record.scratch), ...Object.values(record.exact)]) scratch += arr.byteLength;
-  scratch += record.bones.byteLength + record.joints.byteLength + record.jointSlots.byteLength + record.jointSlotStart.byteLength;
+  for (const arr of [record.bones, record.joints, record.jointSlots, record.jointSlotStart, record.childStart, record.childIndex]) scratch += arr.byteLength;
   return {
-    boneLayout: bone,
-    angularLimitLayout: limit,
-    jointLayout: joint,
-    perBoneLayouts: bone + limit + joint,
-    perEntitySlotAllStores: allStores,
-    chain1000StoreBytesPerBone: held / 1000,
-    chain1000ScratchBytesPerBone: scratch / 1000,
+    boneLayout: bone, angularLimitLayout: limit, jointLayout: joint, perBoneLayouts: bone + limit + joint, perEntitySlotAllStores: allStores,
+    measuredOn: `chain ${n}`, storeBytesPerBone: held / n, scratchBytesPerBone: scratch / n,
   };
 }
 
-// ---------- allocation ----------
+function formatMemory(m: MemorySection): string[] {
+  return [
+    `memory per bone: Bone ${m.boneLayout} B + AngularLimit ${m.angularLimitLayout} B + Joint ${m.jointLayout} B = ${m.perBoneLayouts} B of component layout;`,
+    `  every entity holds a slot in all five stores (${m.perEntitySlotAllStores} B), so the ${m.measuredOn}'s stores hold ${f(m.storeBytesPerBone, 0)} B per bone`,
+    `  (bone and joint entities, capacity doubling) plus ${f(m.scratchBytesPerBone, 0)} B per bone of joint-solve scratch and topology`,
+  ];
+}
 
-/**
- * Per-call growth of V8's used heap over n calls of fn. Calls during which the heap shrank
- * (a GC ran) are left out; returns the mean and median of the rest.
- */
-function heapGrowth(n: number, fn: () => void): { mean: number; median: number; calls: number } {
-  const grown: number[] = [];
-  let last = v8.getHeapStatistics().used_heap_size;
-  for (let i = 0; i < n; i++) {
-    fn();
-    const now = v8.getHeapStatistics().used_heap_size;
-    if (now >= last) grown.push(now - last);
-    last = now;
+// ---------- allocation section ----------
+
+interface AllocRow { name: string; count: AllocationCount; sources: AllocationSource[] }
+
+async function allocSection(): Promise<AllocRow[]> {
+  const rows: AllocRow[] = [];
+  const steps = 200, windows = 9;
+  const rig = (name: string, input: RigInput, settings: Partial<Settings> = {}): [string, Windowed] => {
+    const b = build(input);
+    if (Object.keys(settings).length) setSettings(b.world, b.rig, settings);
+    const snap = createSnapshot(b.world, b.rig);
+    return [name, { prepare: () => restoreRig(b.world, b.rig, snap), run: () => step(b.world, steps), steps }];
+  };
+  const crowd = (n: number): [string, Windowed] => {
+    const world = createPhysikWorld();
+    const rigs = crowdOf(humanoidScene(), n).map((input) => addRig(world, input).rig);
+    const snaps = rigs.map((r) => createSnapshot(world, r));
+    return [`crowd of ${n} humanoids (whole world)`, { prepare: () => rigs.forEach((r, i) => restoreRig(world, r, snaps[i]!)), run: () => step(world, steps), steps }];
+  };
+  const cases: [string, Windowed][] = [
+    rig('humanoid exact (default)', humanoidInput()),
+    rig('humanoid iterative', humanoidInput(), { interJoint: 'iterative' }),
+    rig('chain 100 exact', chainInput(100, 200)),
+    rig('tree 100 exact', treeInput(100, 200)),
+    crowd(10),
+    ...['fabrik', 'ccd', 'jacobianTranspose', 'dls', 'massSpring', 'twoBone', 'triangle', 'bezier'].map((solver) => rig(`humanoid ${solver}`, humanoidInput(), { solver })),
+  ];
+  for (const [name, w] of cases) {
+    log(`alloc: ${name} ...`);
+    for (let i = 0; i < 2; i++) { w.prepare(); w.run(); } // warm-up: optimised code, caches built
+    const count = await countAllocations(w, windows);
+    const sources = count.bytesPerStep > 0.5 || !(count.cleanWindows > 0) ? await allocationSources(w, 3) : [];
+    rows.push({ name, count, sources });
   }
-  const mean = grown.reduce((a, b) => a + b, 0) / Math.max(1, grown.length);
-  return { mean, median: grown.length ? spread(grown).median : 0, calls: grown.length };
+  return rows;
 }
 
-/** Approximate bytes allocated per humanoid step: heap growth per step minus that of an empty call. */
-function allocationReport(c: Case, steps: number): { bytesPerStepMean: number; bytesPerStepMedian: number; steps: number; stepsWithoutGc: number } {
-  const noop = () => {};
-  heapGrowth(steps, noop); // warm the measuring loop itself
-  // a full warm-up run: the chains ran last, and re-optimising for the humanoid allocates too
-  const { world } = build(c);
-  heapGrowth(steps, () => step(world, 1));
-  const baseline = heapGrowth(steps, noop);
-  const { world: w2 } = build(c);
-  const g = heapGrowth(steps, () => step(w2, 1));
-  return {
-    bytesPerStepMean: Math.max(0, g.mean - baseline.mean),
-    bytesPerStepMedian: Math.max(0, g.median - baseline.median),
-    steps,
-    stepsWithoutGc: g.calls,
-  };
+function formatAlloc(rows: AllocRow[]): string[] {
+  const t = [['case', 'B/step (median)', 'min', 'max', 'typed-array B/step', 'clean windows']];
+  for (const r of rows) {
+    const c = r.count;
+    t.push([r.name, f(c.bytesPerStep, 1), f(c.min, 1), f(c.max, 1), f(c.arrayBufferBytesPerStep, 1), `${c.cleanWindows}/${c.windows} × ${c.stepsPerWindow} steps`]);
+  }
+  const out = [
+    'allocation per step (used-heap growth over windows of steps that no garbage collection overlapped, minus the readings\' own cost):',
+    table(t),
+  ];
+  const withSources = rows.filter((r) => r.sources.length);
+  if (withSources.length) {
+    out.push('', 'where (sampling heap profiler, estimated B/step by allocating function after inlining):');
+    for (const r of withSources) out.push(`  ${r.name}: ${r.sources.slice(0, 6).map((s) => `${s.fn} (${s.file}) ${f(s.bytesPerStep, 1)}`).join('; ')}`);
+  }
+  return out;
 }
 
-// ---------- output ----------
+// ---------- goals ----------
 
-const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+interface Goal { goal: string; target: string; measured: string; met: boolean | null }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
+function goals(r: { step: StepSection | null; rapier: RapierSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null }): Goal[] {
+  const out: Goal[] = [];
+  const known = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+  if (r.step) out.push({ goal: 'exact-solve cost against bones (chains and trees, 10 → 10,000)', target: '≤ bones^1.1', measured: `bones^${f(r.step.exponentExact, 2)}`, met: known(r.step.exponentExact) ? r.step.exponentExact <= 1.1 : null });
+  if (r.rapier) {
+    const x = r.rapier.humanoidVsRapier;
+    out.push({ goal: 'humanoid exact step / Rapier world.step() (impulse joints)', target: '≤ 0.1', measured: known(x) ? f(x, 3) : 'n/a', met: known(x) ? x <= 0.1 : null });
+  }
+  if (r.crowd) {
+    const c = r.crowd.find((row) => row.rigs === 1000);
+    out.push({ goal: '1000 humanoids in one world, one core', target: '≥ 200 steps/s', measured: c ? `${f(c.stepsPerSecond, 0)} steps/s` : 'n/a', met: c ? c.stepsPerSecond >= 200 : null });
+  }
+  if (r.peers) {
+    const p = r.peers;
+    const ratioGoal = (goal: string, x: number | null, limit: number) =>
+      out.push({ goal, target: `≤ ${limit} (≥ ${f(1 / limit, 0)}× faster)`, measured: known(x) ? `${f(x, 3)} (${f(1 / x, 1)}× faster)` : 'n/a', met: known(x) ? x <= limit : null });
+    ratioGoal('ccd / three.js CCDIKSolver, 10 bones, equal error', p.ccdVsThree10, 0.2);
+    ratioGoal('ccd / three.js CCDIKSolver, 100 bones, equal error', p.ccdVsThree100, 0.02);
+    ratioGoal('dls / closed-chain-ik, 10 bones, equal error', p.dlsVsClosedChainIk10, 0.1);
+    ratioGoal('dls / closed-chain-ik, 100 bones, equal error', p.dlsVsClosedChainIk100, 0.1);
+  }
+  if (r.alloc) {
+    const h = r.alloc[0]!.count.bytesPerStep;
+    out.push({ goal: 'allocation per humanoid step (exact, the default)', target: '0 B', measured: `${f(h, 1)} B`, met: known(h) ? h < 0.5 : null });
+  }
+  return out;
 }
 
-function main(): void {
+// ---------- main ----------
+
+async function main(): Promise<void> {
   const json = process.argv.includes('--json');
-  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const onlyArg = process.argv.find((a, i) => process.argv[i - 1] === '--only' || a.startsWith('--only='));
+  const only = onlyArg ? new Set(onlyArg.replace(/^--only=/, '').split(',')) : null;
+  for (const s of only ?? []) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section "${s}" (sections: ${SECTIONS.join(', ')})`);
+  const want = (s: Section) => !only || only.has(s);
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` };
   const started = performance.now();
 
-  const humanoid = humanoidCase('iterative');
-  const cases = [
-    humanoid, humanoidCase('exact'),
-    chainCase(10, 'iterative', 0, 200, 30), chainCase(100, 'iterative', 200, 200, 10), chainCase(1000, 'iterative', 200, 200, 3),
-    chainCase(10, 'exact', 0, 200, 30), chainCase(100, 'exact', 0, 200, 10), chainCase(1000, 'exact', 0, 200, 5),
-  ];
-  const results: CaseResult[] = [];
-  for (const c of cases) {
-    log(`measuring ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
-    results.push(measure(c));
-  }
-  const chains = results.filter((r) => r.name.startsWith('chain') && r.name.endsWith('iterative'));
-  const exactChains = results.filter((r) => r.name.startsWith('chain') && r.name.endsWith('exact'));
-  const exponent = logLogSlope(chains.map((r) => r.bones), chains.map((r) => r.usPerStep.median));
-  const exponentPerPass = logLogSlope(chains.map((r) => r.bones), chains.map((r) => r.usPerPass));
-  const exponentExact = logLogSlope(exactChains.map((r) => r.bones), exactChains.map((r) => r.usPerStep.median));
-  const hExact = results[1]!;
-  const h = results[0]!;
-  const speedUp = (PAPER.msPerStep * 1000) / h.usPerStep.median;
+  const stepSec = want('step') ? stepSection() : null;
+  const rapier = want('rapier') ? await rapierSection(stepSec) : null;
+  const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
+  const crowd = want('crowd') ? crowdSection() : null;
   log('memory ...');
-  const memory = memoryReport();
-  log('allocation ...');
-  const allocation = allocationReport(humanoid, 2000);
+  const memory = want('memory') ? memorySection(stepSec?.built) : null;
+  stepSec?.built.clear(); // the big rigs are not needed any more
+  const alloc = want('alloc') ? await allocSection() : null;
+  const goalRows = goals({ step: stepSec, rapier, peers, crowd, alloc });
   const seconds = (performance.now() - started) / 1000;
 
   if (json) {
-    process.stdout.write(`${JSON.stringify({ machine, cases: results, exponent: { timePerStep: exponent, timePerPass: exponentPerPass }, exponentIterative: exponent, exponentExact, paper: PAPER, speedUp, memory, allocation, seconds })}\n`);
+    const { built: _built, ...stepJson } = stepSec ?? { built: null };
+    const crowd1000 = crowd?.find((r) => r.rigs === 1000);
+    process.stdout.write(`${JSON.stringify({
+      machine,
+      humanoidVsRapier: rapier?.humanoidVsRapier ?? null,
+      humanoidVsRapierMultibody: rapier?.humanoidVsRapierMultibody ?? null,
+      exponentExact: stepSec?.exponentExact ?? null,
+      exponentIterative: stepSec?.exponentIterative ?? null,
+      crowd1000StepsPerSecond: crowd1000?.stepsPerSecond ?? null,
+      ccdVsThree10: peers?.ccdVsThree10 ?? null,
+      ccdVsThree100: peers?.ccdVsThree100 ?? null,
+      dlsVsClosedChainIk10: peers?.dlsVsClosedChainIk10 ?? null,
+      dlsVsClosedChainIk100: peers?.dlsVsClosedChainIk100 ?? null,
+      allocationsPerStep: alloc?.[0]?.count.bytesPerStep ?? null,
+      humanoidUsPerStep: stepSec ? {
+        exact: stepSec.cases.find((r) => r.name === 'humanoid exact')!.usPerStep.median,
+        iterative: stepSec.cases.find((r) => r.name === 'humanoid iterative')!.usPerStep.median,
+      } : null,
+      step: stepSec ? stepJson : null,
+      rapier, peers, crowd, memory, allocations: alloc, goals: goalRows, paper: PAPER, seconds,
+    })}\n`);
     return;
   }
-  const rows = [['case', 'bones', 'joints', 'steps×reps', 'µs/step median', 'min', 'max', 'IQR', 'passes mean', 'max', 'cap', 'stalled', 'diverged', 'µs/pass']];
-  for (const r of results) {
-    rows.push([
-      r.name, String(r.bones), String(r.joints), `${r.steps}×${r.repeats}`,
-      f(r.usPerStep.median), f(r.usPerStep.min), f(r.usPerStep.max), `${f(r.usPerStep.q1)}–${f(r.usPerStep.q3)}`,
-      f(r.passesPerStep.mean), String(r.passesPerStep.max), String(r.maxPasses), `${r.stalledSteps}/${r.totalSteps}`, `${r.divergedSteps}/${r.totalSteps}`, f(r.usPerPass, 2),
-    ]);
+  const out = [`machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}`, ''];
+  if (stepSec) out.push('== PhysIK step ==', ...formatStep(stepSec), '');
+  if (rapier) out.push('== Rapier (src/rapier mirror) ==', ...formatRapier(rapier), '');
+  if (peers) out.push('== kinematic solvers against their JS peers ==', ...formatPeersSummary(peers), '');
+  if (crowd) out.push('== many rigs in one world ==', ...formatCrowd(crowd), '');
+  if (memory) out.push('== memory ==', ...formatMemory(memory), '');
+  if (alloc) out.push('== allocation ==', ...formatAlloc(alloc), '');
+  if (goalRows.length) {
+    out.push('== goals (issue 7) ==', table([['goal', 'target', 'measured', 'met'], ...goalRows.map((g) => [g.goal, g.target, g.measured, g.met === null ? 'n/a' : g.met ? 'yes' : 'no'])]), '');
   }
-  const out = [
-    `machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}`,
-    '',
-    table(rows),
-    ...results.filter((r) => r.divergedSteps > 0).map((r) =>
-      `note: ${r.name} hit the divergence guard on ${r.divergedSteps}/${r.totalSteps} steps (the guard holds the rig still), so its times are not those of a moving rig`),
-    '',
-    `iterative: time per step ~ bones^${f(exponent, 2)}, time per pass ~ bones^${f(exponentPerPass, 2)}   (least squares on log-log over chains of ${chains.map((r) => r.bones).join(', ')}; capped chains stall, see 'stalled')`,
-    `exact:     time per step ~ bones^${f(exponentExact, 2)}`,
-    '',
-    PAPER.label,
-    `physik-ecs: ${f(h.usPerStep.median)} µs per humanoid step, ${f(h.passesPerStep.mean)} passes per step (max ${h.passesPerStep.max})  →  ${f(speedUp, 0)}× faster`,
-    `            ${f(hExact.usPerStep.median)} µs per humanoid step with the exact solve  →  ${f((PAPER.msPerStep * 1000) / hExact.usPerStep.median, 0)}× faster`,
-    '',
-    `memory per bone: Bone ${memory.boneLayout} B + AngularLimit ${memory.angularLimitLayout} B + Joint ${memory.jointLayout} B = ${memory.perBoneLayouts} B of layout;`,
-    `  every entity holds a slot in all five stores (${memory.perEntitySlotAllStores} B), so the 1000-bone chain's stores hold ${f(memory.chain1000StoreBytesPerBone, 0)} B per bone`,
-    `  (bone + joint entities, capacity doubling) plus ${f(memory.chain1000ScratchBytesPerBone, 0)} B per bone of solver scratch and topology`,
-    `allocation (approximate, V8 used-heap growth per step, ${allocation.stepsWithoutGc} of ${allocation.steps} humanoid steps without a GC):`,
-    `  ~${f(allocation.bytesPerStepMean, 0)} B per step on average, median ${f(allocation.bytesPerStepMedian, 0)} B`,
-    '',
-    `bench took ${f(seconds, 1)} s`,
-  ];
+  out.push(`bench took ${f(seconds, 1)} s`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-main();
+await main();
