@@ -118,6 +118,7 @@ class Mirror implements RapierMirror {
   /** Bone ends (head, tail: 6 per index) after the last step, and the fastest end's speed over it. */
   private readonly ends: Float64Array;
   private endSpeed = 0;
+  private halving = 0;
   private stepped = false;
   private readonly vec = { x: 0, y: 0, z: 0 };
   private readonly inertia = { x: 0, y: 0, z: 0 };
@@ -283,9 +284,12 @@ class Mirror implements RapierMirror {
     if (explicit) this.explicitDamping();
     controlSpringForces(world, record, this.indexOfBone, this.springState);
     if (this.motors) this.motors.update(this.rot);
-    else emulatedTorsion(world, record, this.parentIndex, this.emulate, this.rot, torque);
+    else emulatedTorsion(world, record, this.parentIndex, this.emulate, this.rot, this.angVel, torque, this.extraInertia);
     const { Bone } = world.physik;
     const M = this.model, A = this.applied;
+    const dt = s.dt;
+    // 'halve': the body holds ω' = 2 ω₀; a torque −I_tot ω₀/dt starts its step from ω₀
+    this.halving = s.angularDampingMode === 'halve' ? 1 / dt : 0;
     for (let i = 0; i < this.n; i++) {
       const body = this.bodies[i]!, b = record.bones[i]!, o = i * 4, i3 = i * 3, i4 = i * 4;
       const mu = this.extraMass[i]!, J = this.extraInertia[i]!;
@@ -297,18 +301,18 @@ class Mirror implements RapierMirror {
         body.setAdditionalMassProperties(mass, vec, this.inertia, this.quat, false);
         A[o] = mass; A[o + 1] = Ix; A[o + 2] = Iy; A[o + 3] = Iz;
       }
-      // the implicit terms act as extra mass: start the step from (m + μ) v₀ / (m_eff + μ) and
-      // the same per bone-frame axis for ω₀ (damping.ts), so Rapier's step lands where PhysIK's does
-      const f = (Bone.mass[b]! + mu) / mass;
-      vec.x = f * this.vel[i3]!; vec.y = f * this.vel[i3 + 1]!; vec.z = f * this.vel[i3 + 2]!;
-      body.setLinvel(vec, false);
+      // implicit damping: the effective mass carries its −dt·D a part, the explicit part −D v₀
+      // is a force (D = (m_eff − m)/dt = 2c, per bone-frame axis (I_eff − I)/dt = βI + c L²/2),
+      // so (m_eff + μ) v₁ = m v₀ + μ v₀ + dt F as in PhysIK (damping.ts)
+      const dm = (M[o]! - Bone.mass[b]!) / dt;
+      force[i3] -= dm * this.vel[i3]!; force[i3 + 1] -= dm * this.vel[i3 + 1]!; force[i3 + 2] -= dm * this.vel[i3 + 2]!;
       quatRotateInvArr(this.tmp, 0, this.rot, i4, this.angVel, i3);
-      this.tmp[0] = (this.tmp[0]! * (Bone.inertia[b * 3]! + J)) / Ix;
-      this.tmp[1] = (this.tmp[1]! * (Bone.inertia[b * 3 + 1]! + J)) / Iy;
-      this.tmp[2] = (this.tmp[2]! * (Bone.inertia[b * 3 + 2]! + J)) / Iz;
+      const halving = this.halving;
+      this.tmp[0] = -((M[o + 1]! - Bone.inertia[b * 3]!) / dt + halving * Ix) * this.tmp[0]!;
+      this.tmp[1] = -((M[o + 2]! - Bone.inertia[b * 3 + 1]!) / dt + halving * Iy) * this.tmp[1]!;
+      this.tmp[2] = -((M[o + 3]! - Bone.inertia[b * 3 + 2]!) / dt + halving * Iz) * this.tmp[2]!;
       quatRotateArr(this.tmp, 0, this.rot, i4, this.tmp, 0);
-      vec.x = this.tmp[0]!; vec.y = this.tmp[1]!; vec.z = this.tmp[2]!;
-      body.setAngvel(vec, false);
+      torque[i3] += this.tmp[0]!; torque[i3 + 1] += this.tmp[1]!; torque[i3 + 2] += this.tmp[2]!;
       // user forces persist in Rapier until reset; resetForces leaves torques (call both)
       body.resetForces(false);
       body.resetTorques(false);

@@ -14,12 +14,12 @@
  * The torque goes to the bone and its opposite to the parent.
  *
  * Two ways to apply it: `limitMotors.ts` hands the spring to Rapier's joint motors (implicit,
- * with PhysIK's k·dt damping term; impulse joints), and `emulatedTorsion` here adds it as an
- * explicit torque (multibody joints, which have no motors in the JS bindings). The explicit
- * form leaves out PhysIK's implicit terms (−k dt ω_rel and the 2 k dt² inertia): applied
- * explicitly, a damping of k·dt on a light hand turns it back further than it moved (its rate
- * k·dt/I is far above 1/dt), which diverged on the humanoid; the bare spring is stable under
- * Rapier's implicit body damping.
+ * inside Rapier's solver; impulse joints), and `emulatedTorsion` here adds it as a torque
+ * (multibody joints, which have no motors in the JS bindings). With `limitImplicit` the torque
+ * is PhysIK's implicit one, τ = −k (excess + dt ω_rel·u) with 2 k dt² added to the inertia of
+ * both bones, as the core does; the core adds it along u only, the mirror on every axis of
+ * each body (Rapier takes principal inertias in a fixed frame), which bounds it from above.
+ * Without the inertia term the damping part alone diverged (k·dt/I ≫ 1/dt on a light hand).
  */
 import type { PhysikWorld, RigRecord } from '../core/world';
 import type { Settings } from '../scene/types';
@@ -73,18 +73,20 @@ const qRel = new Float64Array(4);
 
 /**
  * Add the emulated limits' torques to `torque` (3 per depth-first index) from the mirror's
- * bone rotations `rot` (4 per index). `emulate` holds 1 per index and axis whose limit is
- * applied here; `parentIndex` the parent's depth-first index of each bone.
+ * bone rotations `rot` (4 per index) and angular velocities `angVel` (3 per index), and the
+ * implicit inertia to `extraInertia` (1 per index). `emulate` holds 1 per index and axis whose
+ * limit is applied here; `parentIndex` the parent's depth-first index of each bone.
  */
 export function emulatedTorsion(
   world: PhysikWorld, record: RigRecord, parentIndex: Int32Array, emulate: Uint8Array,
-  rot: Float64Array, torque: Float64Array,
+  rot: Float64Array, angVel: Float64Array, torque: Float64Array, extraInertia: Float64Array,
 ): void {
   const { Bone, AngularLimit } = world.physik;
   const s = record.settings;
   const capped = s.limitSpring === 'capped';
   const capAngle = s.limitCapDeg * DEG;
   const conservative = s.limitTorque !== 'axis';
+  const implicitDt = s.limitImplicit ? s.dt : 0;
   const n = record.bones.length;
   for (let i = 1; i < n; i++) {
     const i3 = i * 3;
@@ -92,6 +94,7 @@ export function emulatedTorsion(
     const b = record.bones[i]!;
     const pi = parentIndex[i]!, p3 = pi * 3;
     jointAngles(Bone, b, i, pi, rot, qRel, phi);
+    const rwx = angVel[i3]! - angVel[p3]!, rwy = angVel[i3 + 1]! - angVel[p3 + 1]!, rwz = angVel[i3 + 2]! - angVel[p3 + 2]!;
     // joint frame in world = parent · restLocal; its columns are the joint axes
     const p4 = pi * 4, r4 = b * 4;
     const ax = rot[p4]!, ay = rot[p4 + 1]!, az = rot[p4 + 2]!, aw = rot[p4 + 3]!;
@@ -126,17 +129,22 @@ export function emulatedTorsion(
       if (a === 0) { e0 += 1 - g2 * th2; e1 += half * pz; e2 -= half * py; }
       else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * pz; e2 += half * px; }
       else { e2 += 1 - g2 * th2; e0 += half * py; e1 -= half * px; }
+      const ux = c0x * e0 + c1x * e1 + c2x * e2;
+      const uy = c0y * e0 + c1y * e1 + c2y * e2;
+      const uz = c0z * e0 + c1z * e1 + c2z * e2;
       let tau = -k * excess;
       const over = hardStopOver(AngularLimit, s, b, a, theta);
+      const kk = over !== 0 ? HARD_STOP_FACTOR * k : k;
       if (over !== 0) tau -= (HARD_STOP_FACTOR - 1) * k * over;
-      else if (capped) {
+      tau -= kk * implicitDt * (rwx * ux + rwy * uy + rwz * uz);
+      let stiffInertia = 2 * kk * implicitDt * implicitDt;
+      if (capped && over === 0) {
         const limit = k * capAngle;
-        if (tau > limit) tau = limit;
-        else if (tau < -limit) tau = -limit;
+        if (tau > limit || tau < -limit) { tau = tau > 0 ? limit : -limit; stiffInertia = 0; }
       }
-      tx += tau * (c0x * e0 + c1x * e1 + c2x * e2);
-      ty += tau * (c0y * e0 + c1y * e1 + c2y * e2);
-      tz += tau * (c0z * e0 + c1z * e1 + c2z * e2);
+      extraInertia[i] += stiffInertia;
+      extraInertia[pi] += stiffInertia;
+      tx += tau * ux; ty += tau * uy; tz += tau * uz;
     }
     torque[i3] += tx; torque[i3 + 1] += ty; torque[i3 + 2] += tz;
     torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
