@@ -6,6 +6,8 @@
  *   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
  *                                                                   record the run as animation
  *   physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
+ *   physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]
+ *                                                                   PhysIK against a Rapier mirror (crosscheck.ts)
  *                                                                   a rig from glTF or BVH, as a scene file
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
  */
@@ -23,6 +25,7 @@ import { importBvh } from '../io/bvhImport';
 import { importGltf } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
 import type { Scene } from '../scene/types';
+import { crosscheckCommand } from './crosscheck';
 
 /** Default steps of `record` when the scene names none: 10 s of simulated time. */
 const RECORD_SECONDS = 10;
@@ -67,7 +70,8 @@ const usage = `usage:
   physik compare <scene.json> [--steps N] [--json]
   physik validate <scene.json>
   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
-  physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]`;
+  physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
+  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]`;
 
 class UsageError extends Error {}
 
@@ -172,6 +176,7 @@ function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: s
 }
 
 export async function main(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+  if (argv[0] === 'crosscheck') return crosscheckCommand(argv.slice(1), out, err);
   try {
     const args = parseArgs(argv);
     if (args.command === 'import') return await importCommand(args, out);

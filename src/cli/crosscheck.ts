@@ -1,0 +1,81 @@
+/**
+ * `physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]`: the scene
+ * run by PhysIK and by its Rapier mirror for the same simulated time (src/rapier), with the
+ * distance between the two rigs' bone tips per bone and overall, the step each came to rest
+ * and the time per step of each. Bad arguments exit 2, a bad scene exits 1 (as `run`).
+ * Rapier is imported only when this command runs.
+ */
+import { loadSceneFile } from '../scene/loadFile';
+import { SceneError } from '../scene/load';
+import type { CrosscheckResult } from '../rapier/crosscheck';
+import type { JointModel } from '../rapier/jointPlan';
+
+export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]';
+const jointChoices: readonly JointModel[] = ['impulse', 'multibody'];
+
+class UsageError extends Error {}
+
+interface Args { file: string; json: boolean; steps?: number; joints: JointModel }
+
+function parse(argv: string[]): Args {
+  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--json') json = true;
+    else if (a === '--steps') {
+      const v = argv[++i];
+      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`--steps expects a non-negative integer, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+      steps = Number(v);
+      if (steps > 10_000_000) throw new UsageError(`--steps ${v} is too large (at most 10000000)`);
+    } else if (a === '--joints') {
+      const v = argv[++i];
+      if (!jointChoices.includes(v as JointModel)) throw new UsageError(`--joints expects impulse or multibody, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+      joints = v as JointModel;
+    } else if (a.startsWith('-')) throw new UsageError(`unknown option "${a}" for crosscheck\nusage: ${crosscheckUsage}`);
+    else if (file === undefined) file = a;
+    else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
+  }
+  if (!file) throw new UsageError(`crosscheck: missing <scene.json>\nusage: ${crosscheckUsage}`);
+  return { file, json, steps, joints };
+}
+
+const pct = (v: number) => `${(v * 100).toFixed(2)}%`;
+const num = (v: number) => (Math.abs(v) >= 1e-3 || v === 0 ? v.toFixed(4) : v.toExponential(2));
+const us = (ms: number) => `${(ms * 1000).toFixed(1)} us`;
+
+function print(r: CrosscheckResult, out: (s: string) => void): void {
+  out(`scene ${r.scene} · ${r.steps} steps of ${r.dt} s (${r.simulatedSeconds.toFixed(2)} s simulated) · Rapier ${r.jointModel} joints: ${r.joints}`);
+  if (!r.rapierFinite) out('  Rapier diverged: its state is not finite (distances are NaN)');
+  if (!r.physikFinite) out('  PhysIK is not finite');
+  const head = ['bone', 'Rapier joint', 'limits by Rapier', 'emulated', 'tip distance', '/ height', 'peak in run'];
+  const rows = r.perBone.map((b) => [b.bone, b.joint, b.enforced.join('') || '-', b.emulated.join('') || '-', num(b.tipDistance), pct(b.normalized), num(b.peakTipDistance)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  for (const row of [head, ...rows]) out(`  ${row.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`);
+  out(`  tip distance   max ${num(r.maxTipDistance)} (${pct(r.normalizedMaxDistance)} of the rig's height ${num(r.height)}), mean ${num(r.meanTipDistance)} (${pct(r.normalizedMeanDistance)}); largest during the run ${num(r.peakTipDistance)}`);
+  out(`  at rest from   PhysIK step ${r.physikRestStep ?? 'never'}, Rapier step ${r.rapierRestStep ?? 'never'}`);
+  out(`  time per step  PhysIK ${us(r.physikMsPerStep)}, Rapier ${us(r.rapierMsPerStep)} (Rapier / PhysIK ${r.rapierOverPhysik.toFixed(2)})`);
+  out(`  targets        ${r.targets}`);
+}
+
+/** Run the command; returns the exit code. */
+export async function crosscheckCommand(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  let args: Args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    err((e as Error).message);
+    return 2;
+  }
+  try {
+    const scene = loadSceneFile(args.file);
+    const { runCrosscheck } = await import('../rapier/crosscheck');
+    const result = await runCrosscheck(scene, { steps: args.steps, jointModel: args.joints });
+    if (args.json) out(JSON.stringify(result));
+    else print(result, out);
+    return 0;
+  } catch (e) {
+    if (e instanceof SceneError) { err(e.message); return 1; }
+    err(`physik crosscheck: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
