@@ -10,7 +10,11 @@
  * - exactly one unlocked axis → revolute joint about it (Rapier holds the two locked ones);
  *                               its limit is Rapier's `setLimits` on impulse joints, and
  *                               emulated on multibody joints
- * - two or three unlocked     → spherical joint; every limited or locked axis is emulated
+ * - two unlocked (no twist)   → impulse: generic joint with that axis locked (Rapier holds it),
+ *                               the open axes' limits emulated; multibody: spherical joint with
+ *                               all three emulated (a two-axis multibody joint panics in
+ *                               Rapier 0.21: "unreachable")
+ * - three unlocked            → spherical joint; every limited axis is emulated
  *
  * `capabilityTable` is the same statement as a table for the README and the CLI.
  */
@@ -19,7 +23,7 @@ import type { PhysikWorld, RigRecord } from '../core/world';
 export type JointModel = 'impulse' | 'multibody';
 export const jointModels: readonly JointModel[] = ['impulse', 'multibody'];
 
-export type MirrorJointKind = 'floating root' | 'pinned root' | 'spherical' | 'revolute' | 'fixed';
+export type MirrorJointKind = 'floating root' | 'pinned root' | 'spherical' | 'generic' | 'revolute' | 'fixed';
 export type AxisName = 'x' | 'y' | 'z';
 const AXES: readonly AxisName[] = ['x', 'y', 'z'];
 
@@ -28,7 +32,7 @@ export interface JointPlanEntry {
   bone: string;
   index: number;
   kind: MirrorJointKind;
-  /** Revolute: the joint-frame axis it turns about (0 x, 1 y, 2 z); -1 otherwise. */
+  /** Revolute: the joint-frame axis it turns about; generic: the axis it locks (0 x, 1 y, 2 z); -1 otherwise. */
   axis: number;
   /** Axes Rapier holds itself (locked axes of fixed and revolute joints, a revolute impulse joint's limit). */
   enforced: AxisName[];
@@ -62,6 +66,9 @@ export function planJoints(world: PhysikWorld, record: RigRecord, jointModel: Jo
         enforced: byRapier ? AXES.filter((_, k) => locked[k] || k === a) : lockedNames,
         emulated: limited[a] && !byRapier ? [AXES[a]!] : [],
       });
+    } else if (open.length === 2 && jointModel === 'impulse') {
+      const a = [0, 1, 2].find((k) => locked[k])!;
+      plan.push({ bone, index: i, kind: 'generic', axis: a, enforced: lockedNames, emulated: AXES.filter((_, k) => limited[k]) });
     } else {
       plan.push({ bone, index: i, kind: 'spherical', axis: -1, enforced: [], emulated: AXES.filter((_, a) => enabled[b3 + a] === 1) });
     }

@@ -210,9 +210,12 @@ class Mirror implements RapierMirror {
         // joint-frame axis a at rest = restWorld of this bone · e_a, the same in both body frames
         quatRotate(this.tmp, 0, this.restWorld, i * 4, e.axis === 0 ? 1 : 0, e.axis === 1 ? 1 : 0, e.axis === 2 ? 1 : 0);
         data = R.JointData.revolute(anchor1, anchor2, { x: this.tmp[0]!, y: this.tmp[1]!, z: this.tmp[2]! });
+      } else if (e.kind === 'generic') {
+        // (impulse only) frames set to the joint frame below, so the locked axis is the joint-frame axis
+        data = R.JointData.generic(anchor1, anchor2, { x: 1, y: 0, z: 0 }, LOCK_LINEAR | [R.JointAxesMask.AngX, R.JointAxesMask.AngY, R.JointAxesMask.AngZ][e.axis]!);
       } else data = R.JointData.spherical(anchor1, anchor2);
       const joint = (joints[i] = create(data, this.bodies[pi]!, this.bodies[i]!));
-      if (e.kind === 'spherical' && jointModel === 'impulse') {
+      if ((e.kind === 'spherical' || e.kind === 'generic') && jointModel === 'impulse') {
         // local frames = the PhysIK joint frame (rest frame of this bone), so motor axes are limit axes
         const frame = quatObj(this.restWorld, i * 4);
         (joint as RapierTypes.ImpulseJoint).setLocalFrame1(anchor1, frame);
@@ -385,6 +388,9 @@ class Mirror implements RapierMirror {
     if (out.length < width * this.n) throw new Error(`Rapier mirror: output array holds ${out.length} numbers, needs ${width * this.n} (${width} per bone, ${this.n} bones)`);
   }
 }
+
+/** JointAxesMask.LinX | LinY | LinZ: a joint's three translations locked. */
+const LOCK_LINEAR = 1 | 2 | 4;
 
 function conj(q: Float64Array, o: number): Float64Array {
   return Float64Array.of(-q[o]!, -q[o + 1]!, -q[o + 2]!, q[o + 3]!);
