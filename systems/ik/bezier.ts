@@ -40,6 +40,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
+import { solved } from './common';
 import {
   AIM, KEEP, beginPass, twoBonePositions3D, carriedRest, closedFormStatus, effectorLocal, endPass, goalLinks, hingeTwist, type GoalLinks,
 } from './twoBone';
@@ -442,5 +443,5 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     pass.mark[links.goalIndex] = KEEP;
     if (!endPass(world, rig, pass)) failed = true;
   }
-  return { iterations: Math.max(1, evaluations), status: closedFormStatus(world, rig, failed) };
+  return solved(Math.max(1, evaluations), closedFormStatus(world, rig, failed));
 }

@@ -62,9 +62,8 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
-import { clampToLimits, refreshPose } from './common';
+import { clampToLimits, refreshPose, solved } from './common';
 import type { SolveResult } from './registry';
-import { attachmentPoint } from '../../src/core/attachment';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
 export const BUMP = 0.05;
@@ -98,22 +97,43 @@ export interface IkRig {
   startCentre: Float64Array;
   /** Goal attachment points this iteration (3 per goal). */
   effector: Float64Array;
-  /** Σ |target − attachment|² over the goals, from the last goalErrors. */
+  /** Σ |target − attachment|² over the goals, and the largest distance (NaN if non-finite), from the last goalErrors. */
   sumSq: number;
+  worst: number;
+  /** Lengths below this count as zero (1e-12 × the rig's height), set by the solver each solve. */
+  tiny: number;
   /** Pose before the current iteration (undone when an iteration makes things worse). */
   keepRot: Float64Array;
   keepLocal: Float64Array;
   /** 1 on bones that are on a goal's chain (the goal's bone or an ancestor). */
   mark: Uint8Array;
+  /**
+   * The world's store arrays this solve works on, read once per solve (ikRig): the Bone store
+   * has more fields than V8 keeps as fast properties, so every `Bone.x` is a dictionary lookup,
+   * and the solvers' inner loops read them per bone and iteration.
+   */
+  rot: Float64Array; head: Float64Array; centre: Float64Array; length: Float64Array;
+  restWorld: Float64Array; restLocal: Float64Array; parent: Int32Array;
+  enabled: Uint8Array; lmin: Float64Array; lmax: Float64Array;
+  effective: Float64Array; cpBoneEntity: Int32Array; cpAt: Float64Array; cpOffset: Float64Array;
 }
 
 const rigScratch = new WeakMap<RigRecord, IkRig>();
 
-/** The scratch of a rig, built on first use (topology is fixed once a rig is added). */
+/** The scratch of a rig, built on first use (topology is fixed once a rig is added); its array references refreshed. */
 export function ikRig(world: PhysikWorld, rig: RigRecord): IkRig {
   let T = rigScratch.get(rig);
-  if (T && T.n === rig.bones.length && T.version === rig.controlPointsVersion) return T;
-  const { Bone, ControlPoint } = world.physik;
+  if (!T || T.n !== rig.bones.length || T.version !== rig.controlPointsVersion) T = buildIkRig(world, rig);
+  const { Bone, ControlPoint, AngularLimit } = world.physik;
+  T.rot = Bone.rot; T.head = Bone.head; T.centre = Bone.centre; T.length = Bone.length;
+  T.restWorld = Bone.restWorld; T.restLocal = Bone.restLocal; T.parent = Bone.parent;
+  T.enabled = AngularLimit.enabled; T.lmin = AngularLimit.min; T.lmax = AngularLimit.max;
+  T.effective = ControlPoint.effective; T.cpBoneEntity = ControlPoint.bone; T.cpAt = ControlPoint.at; T.cpOffset = ControlPoint.offset;
+  return T;
+}
+
+function buildIkRig(world: PhysikWorld, rig: RigRecord): IkRig {
+  const { Bone, ControlPoint, AngularLimit } = world.physik;
   const n = rig.bones.length;
   const index = new Map<number, number>();
   for (let i = 0; i < n; i++) index.set(rig.bones[i]!, i);
@@ -131,13 +151,17 @@ export function ikRig(world: PhysikWorld, rig: RigRecord): IkRig {
   const nc = rig.controlPoints.length;
   const cpBone = new Int32Array(nc);
   for (let c = 0; c < nc; c++) cpBone[c] = index.get(ControlPoint.bone[rig.controlPoints[c]!]!) ?? 0;
-  T = {
+  const T: IkRig = {
     n, version: rig.controlPointsVersion, parentIndex, subtreeEnd, cpBone,
     goalCp: new Int32Array(nc), goalBone: new Int32Array(nc), goalCount: 0,
     local: new Float64Array(n * 4), startRot: new Float64Array(n * 4), startCentre: new Float64Array(3),
     effector: new Float64Array(Math.max(1, nc) * 3),
     mark: new Uint8Array(n),
-    sumSq: 0, keepRot: new Float64Array(n * 4), keepLocal: new Float64Array(n * 4),
+    sumSq: 0, worst: 0, tiny: 0, keepRot: new Float64Array(n * 4), keepLocal: new Float64Array(n * 4),
+    rot: Bone.rot, head: Bone.head, centre: Bone.centre, length: Bone.length,
+    restWorld: Bone.restWorld, restLocal: Bone.restLocal, parent: Bone.parent,
+    enabled: AngularLimit.enabled, lmin: AngularLimit.min, lmax: AngularLimit.max,
+    effective: ControlPoint.effective, cpBoneEntity: ControlPoint.bone, cpAt: ControlPoint.at, cpOffset: ControlPoint.offset,
   };
   rigScratch.set(rig, T);
   return T;
@@ -171,7 +195,7 @@ export function markChains(T: IkRig): void {
 
 /** True when every goal's effective target is finite. */
 export function goalsFinite(world: PhysikWorld, T: IkRig): boolean {
-  const eff = world.physik.ControlPoint.effective;
+  const eff = T.effective;
   for (let g = 0; g < T.goalCount; g++) {
     const c3 = T.goalCp[g]! * 3;
     if (!Number.isFinite(eff[c3]!) || !Number.isFinite(eff[c3 + 1]!) || !Number.isFinite(eff[c3 + 2]!)) return false;
@@ -180,48 +204,62 @@ export function goalsFinite(world: PhysikWorld, T: IkRig): boolean {
 }
 
 
-/** Attachment points of all goals into T.effector; returns the largest distance to a target (NaN if non-finite). */
-export function goalErrors(world: PhysikWorld, T: IkRig): number {
-  const eff = world.physik.ControlPoint.effective;
+/**
+ * Attachment points of all goals into T.effector; the largest distance to a target (NaN if
+ * non-finite) into T.worst and Σ|e|² into T.sumSq (fields, not a returned number: V8 boxes a
+ * returned double, an allocation per call).
+ */
+export function goalErrors(world: PhysikWorld, T: IkRig): void {
+  const eff = T.effective, rot = T.rot, head = T.head, effector = T.effector;
   let worst = 0, sum = 0;
   for (let g = 0; g < T.goalCount; g++) {
     const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
-    attachmentPoint(world, cp, T.effector, g3);
-    const dx = eff[c3]! - T.effector[g3]!, dy = eff[c3 + 1]! - T.effector[g3 + 1]!, dz = eff[c3 + 2]! - T.effector[g3 + 2]!;
+    {
+      // attachmentPoint (src/core/attachment.ts) written out over T's arrays, the same arithmetic:
+      // head + at·(tail − head) + R·offset, as head + R (offset + (0, at·L, 0))
+      const b = T.cpBoneEntity[cp]!, q = b * 4, b3 = b * 3;
+      const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
+      const vx = T.cpOffset[c3]!, vy = T.cpAt[cp]! * T.length[b]! + T.cpOffset[c3 + 1]!, vz = T.cpOffset[c3 + 2]!;
+      const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+      effector[g3] = head[b3]! + vx + w * tx + (y * tz - z * ty);
+      effector[g3 + 1] = head[b3 + 1]! + vy + w * ty + (z * tx - x * tz);
+      effector[g3 + 2] = head[b3 + 2]! + vz + w * tz + (x * ty - y * tx);
+    }
+    const dx = eff[c3]! - effector[g3]!, dy = eff[c3 + 1]! - effector[g3 + 1]!, dz = eff[c3 + 2]! - effector[g3 + 2]!;
     const d2 = dx * dx + dy * dy + dz * dz, d = Math.sqrt(d2);
     sum += d2;
     if (!(d <= worst)) worst = d; // NaN propagates
   }
   T.sumSq = sum;
-  return worst;
+  T.worst = worst;
 }
 
 /** Keep the pose at the start of the solve. */
 export function saveStart(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
-  const { Bone } = world.physik;
+  const rot = T.rot, centre = T.centre, start = T.startRot;
   for (let i = 0; i < T.n; i++) {
     const q = rig.bones[i]! * 4;
-    for (let k = 0; k < 4; k++) T.startRot[i * 4 + k] = Bone.rot[q + k]!;
+    for (let k = 0; k < 4; k++) start[i * 4 + k] = rot[q + k]!;
   }
   const r3 = rig.bones[0]! * 3;
-  T.startCentre[0] = Bone.centre[r3]!; T.startCentre[1] = Bone.centre[r3 + 1]!; T.startCentre[2] = Bone.centre[r3 + 2]!;
+  T.startCentre[0] = centre[r3]!; T.startCentre[1] = centre[r3 + 1]!; T.startCentre[2] = centre[r3 + 2]!;
 }
 
 /** Put back the pose of the start of the solve (after something went non-finite). */
 export function restoreStart(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
-  const { Bone } = world.physik;
+  const rot = T.rot, centre = T.centre;
   for (let i = 0; i < T.n; i++) {
     const q = rig.bones[i]! * 4;
-    for (let k = 0; k < 4; k++) Bone.rot[q + k] = T.startRot[i * 4 + k]!;
+    for (let k = 0; k < 4; k++) rot[q + k] = T.startRot[i * 4 + k]!;
   }
   const r3 = rig.bones[0]! * 3;
-  Bone.centre[r3] = T.startCentre[0]!; Bone.centre[r3 + 1] = T.startCentre[1]!; Bone.centre[r3 + 2] = T.startCentre[2]!;
+  centre[r3] = T.startCentre[0]!; centre[r3 + 1] = T.startCentre[1]!; centre[r3 + 2] = T.startCentre[2]!;
   refreshPose(world, rig);
 }
 
 /** Keep the pose (world and local rotations) before an iteration. */
 export function keepPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
-  const rot = world.physik.Bone.rot;
+  const rot = T.rot;
   for (let i = 0; i < T.n; i++) {
     const q = rig.bones[i]! * 4;
     for (let c = 0; c < 4; c++) { T.keepRot[i * 4 + c] = rot[q + c]!; T.keepLocal[i * 4 + c] = T.local[i * 4 + c]!; }
@@ -230,7 +268,7 @@ export function keepPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
 
 /** Undo an iteration: the kept pose back, heads and tails refreshed. */
 export function undoPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
-  const rot = world.physik.Bone.rot;
+  const rot = T.rot;
   for (let i = 0; i < T.n; i++) {
     const q = rig.bones[i]! * 4;
     for (let c = 0; c < 4; c++) { rot[q + c] = T.keepRot[i * 4 + c]!; T.local[i * 4 + c] = T.keepLocal[i * 4 + c]!; }
@@ -240,18 +278,18 @@ export function undoPose(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
 
 /** Path-independent mode: every bone back to its rest world rotation; the root's centre (or pin) stays. */
 export function resetToRest(world: PhysikWorld, rig: RigRecord): void {
-  const { Bone } = world.physik;
+  const { rot, restWorld } = world.physik.Bone;
   for (let i = 0; i < rig.bones.length; i++) {
     const q = rig.bones[i]! * 4;
-    for (let k = 0; k < 4; k++) Bone.rot[q + k] = Bone.restWorld[q + k]!;
+    for (let k = 0; k < 4; k++) rot[q + k] = restWorld[q + k]!;
   }
   refreshPose(world, rig);
 }
 
 /** Local rotations of all bones from the world rotations. */
 export function computeLocals(world: PhysikWorld, rig: RigRecord, T: IkRig): void {
-  const { Bone } = world.physik;
-  for (let i = 0; i < T.n; i++) localFromWorld(Bone.rot, rig, T, i);
+  const rot = T.rot;
+  for (let i = 0; i < T.n; i++) localFromWorld(rot, rig, T, i);
 }
 
 /** local[i] ← parent⁻¹ · world of bone i (the root: its world rotation). */
@@ -270,16 +308,20 @@ export function localFromWorld(rot: Float64Array, rig: RigRecord, T: IkRig, i: n
  * its local updated to the clamped rotation.
  */
 export function rebuildFromLocals(world: PhysikWorld, rig: RigRecord, T: IkRig, from: number, to: number, clamp: boolean): void {
-  const { Bone } = world.physik;
+  const rot = T.rot, local = T.local;
   for (let i = from; i < to; i++) {
-    const b = rig.bones[i]!, p = T.parentIndex[i]!;
+    const b = rig.bones[i]!, p = T.parentIndex[i]!, o = b * 4;
     if (p < 0) {
-      for (let k = 0; k < 4; k++) Bone.rot[b * 4 + k] = T.local[i * 4 + k]!;
+      for (let k = 0; k < 4; k++) rot[o + k] = local[i * 4 + k]!;
     } else {
-      quatMul(Bone.rot, b * 4, Bone.rot, rig.bones[p]! * 4, T.local, i * 4);
+      quatMul(rot, o, rot, rig.bones[p]! * 4, local, i * 4);
     }
-    quatNormalize(Bone.rot, b * 4);
-    if (clamp && p >= 0 && clampToLimits(world, b)) localFromWorld(Bone.rot, rig, T, i);
+    // quatNormalize written out (it was not inlined here), the same arithmetic
+    const n = Math.sqrt(rot[o]! * rot[o]! + rot[o + 1]! * rot[o + 1]! + rot[o + 2]! * rot[o + 2]! + rot[o + 3]! * rot[o + 3]!);
+    const s = n > 0 ? 1 / n : 0;
+    rot[o] *= s; rot[o + 1] *= s; rot[o + 2] *= s; rot[o + 3] *= s;
+    if (n === 0) rot[o + 3] = 1;
+    if (clamp && p >= 0 && clampToLimits(world, b)) localFromWorld(rot, rig, T, i);
   }
 }
 
@@ -344,14 +386,22 @@ const frame = new Float64Array(4);
 const ax = new Float64Array(3);
 const qc = new Float64Array(4); // conjugate of the bone's rotation before its last turn
 const dq = new Float64Array(4);
+/**
+ * Axis and angle of a turn (ux, uy, uz, angle), and a vector for normalAxis: numbers go to
+ * non-inlined helpers through arrays, as a floating-point argument would be boxed (the heap
+ * profiler found ~5 kB a humanoid step in ccdJoint's calls before).
+ */
+const turnArg = new Float64Array(4);
+const vecArg = new Float64Array(3);
 /** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
 let special = false;
 
 /**
- * A unit axis normal to (vx, vy, vz), deterministic: bone b's own x axis with its component
+ * A unit axis normal to v = vecArg, deterministic: bone b's own x axis with its component
  * along v removed (its z axis if x is nearly along v), into ax.
  */
-function normalAxis(rot: Float64Array, b: number, vx: number, vy: number, vz: number): void {
+function normalAxis(rot: Float64Array, b: number): void {
+  const vx = vecArg[0]!, vy = vecArg[1]!, vz = vecArg[2]!;
   const vn = Math.sqrt(vx * vx + vy * vy + vz * vz);
   const dx = vx / vn, dy = vy / vn, dz = vz / vn;
   for (let a = 0; a <= 2; a += 2) {
@@ -363,6 +413,22 @@ function normalAxis(rot: Float64Array, b: number, vx: number, vy: number, vz: nu
   }
 }
 
+/** rotateWorld with its axis and angle from turnArg (the same arithmetic); false (nothing written) if non-finite. */
+function turn(rot: Float64Array, o: number): boolean {
+  const ux = turnArg[0]!, uy = turnArg[1]!, uz = turnArg[2]!, angle = turnArg[3]!;
+  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
+  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
+  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
+  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
+  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
+  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
+  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
+  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  if (!Number.isFinite(m) || m === 0) return false;
+  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
+  return true;
+}
+
 function keepRotation(rot: Float64Array, b: number): void {
   qc[0] = -rot[b * 4]!; qc[1] = -rot[b * 4 + 1]!; qc[2] = -rot[b * 4 + 2]!; qc[3] = rot[b * 4 + 3]!;
 }
@@ -371,15 +437,21 @@ function keepRotation(rot: Float64Array, b: number): void {
 function moveEffectors(rot: Float64Array, b: number, T: IkRig, g0: number, g1: number): void {
   quatMul(dq, 0, rot, b * 4, qc, 0);
   const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
+  const px = pv[0]!, py = pv[1]!, pz = pv[2]!, e = T.effector;
   for (let g = g0; g < g1; g++) {
     const o = g * 3;
-    const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
+    const vx = e[o]! - px, vy = e[o + 1]! - py, vz = e[o + 2]! - pz;
     const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-    T.effector[o] = pv[0]! + vx + w * tx + (y * tz - z * ty);
-    T.effector[o + 1] = pv[1]! + vy + w * ty + (z * tx - x * tz);
-    T.effector[o + 2] = pv[2]! + vz + w * tz + (x * ty - y * tx);
+    e[o] = px + vx + w * tx + (y * tz - z * ty);
+    e[o + 1] = py + vy + w * ty + (z * tx - x * tz);
+    e[o + 2] = pz + vz + w * tz + (x * ty - y * tx);
   }
   keepRotation(rot, b);
+}
+
+/** Axis a of bone b locked (limited to a single value), from T's limit arrays. */
+function locked(T: IkRig, b: number, a: number): boolean {
+  return T.enabled[b * 3 + a] === 1 && T.lmax[b * 3 + a]! - T.lmin[b * 3 + a]! <= 1e-12;
 }
 
 /**
@@ -387,17 +459,19 @@ function moveEffectors(rot: Float64Array, b: number, T: IkRig, g0: number, g1: n
  * subtree) swing toward their targets; with several goals the per-goal turns are averaged.
  * Returns false on a non-finite value (nothing written then).
  */
-function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: number, tiny: number): boolean {
-  const rot = world.physik.Bone.rot;
-  const eff = world.physik.ControlPoint.effective;
+function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: number): boolean {
+  const rot = T.rot, tiny = T.tiny;
+  const eff = T.effective, effector = T.effector;
+  const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
   keepRotation(rot, b);
-  if (!hasLimits(world, b)) {
+  const e = T.enabled, b3 = b * 3;
+  if (!(e[b3] === 1 || e[b3 + 1] === 1 || e[b3 + 2] === 1)) {
     // whole shortest-arc turn per goal, as a rotation vector; the mean is applied
     let sx = 0, sy = 0, sz = 0, cnt = 0;
     for (let g = g0; g < g1; g++) {
       const o = g * 3, c3 = T.goalCp[g]! * 3;
-      const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
-      const wx = eff[c3]! - pv[0]!, wy = eff[c3 + 1]! - pv[1]!, wz = eff[c3 + 2]! - pv[2]!;
+      const vx = effector[o]! - px, vy = effector[o + 1]! - py, vz = effector[o + 2]! - pz;
+      const wx = eff[c3]! - px, wy = eff[c3 + 1]! - py, wz = eff[c3 + 2]! - pz;
       const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
       if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
       cnt++;
@@ -409,7 +483,8 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
         const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
         if (angle === 0) continue;
         special = true;
-        normalAxis(rot, b, vx, vy, vz);
+        vecArg[0] = vx; vecArg[1] = vy; vecArg[2] = vz;
+        normalAxis(rot, b);
         sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
       } else {
         const f = Math.atan2(sn, dt) / sn;
@@ -421,30 +496,32 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
     const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
     if (!Number.isFinite(angle)) return false;
     if (angle === 0) return true;
-    if (!rotateWorld(rot, b * 4, sx / angle, sy / angle, sz / angle, angle)) return false;
+    turnArg[0] = sx / angle; turnArg[1] = sy / angle; turnArg[2] = sz / angle; turnArg[3] = angle;
+    if (!turn(rot, b * 4)) return false;
     moveEffectors(rot, b, T, g0, g1);
     return true;
   }
   // limited joint: each free axis of the joint frame in turn (the guide's per-axis GetTheta on
   // the plane normal to the axis), clamped to the limits right after each axis
-  jointFrame(world, b, frame, 0);
+  const p = T.parent[b]!;
+  if (p < 0) { frame[0] = 0; frame[1] = 0; frame[2] = 0; frame[3] = 1; } else quatMul(frame, 0, rot, p * 4, T.restLocal, b * 4);
   for (let a = 0; a < 3; a++) {
-    if (axisLocked(world, b, a)) continue;
+    if (locked(T, b, a)) continue;
     frameAxis(frame, 0, a, ax, 0);
     const ux = ax[0]!, uy = ax[1]!, uz = ax[2]!;
     let sum = 0, cnt = 0;
     for (let g = g0; g < g1; g++) {
       const o = g * 3, c3 = T.goalCp[g]! * 3;
-      const vx = T.effector[o]! - pv[0]!, vy = T.effector[o + 1]! - pv[1]!, vz = T.effector[o + 2]! - pv[2]!;
-      const wx = eff[c3]! - pv[0]!, wy = eff[c3 + 1]! - pv[1]!, wz = eff[c3 + 2]! - pv[2]!;
+      const vx = effector[o]! - px, vy = effector[o + 1]! - py, vz = effector[o + 2]! - pz;
+      const wx = eff[c3]! - px, wy = eff[c3 + 1]! - py, wz = eff[c3 + 2]! - pz;
       const dv = vx * ux + vy * uy + vz * uz, dw = wx * ux + wy * uy + wz * uz;
-      const px = vx - dv * ux, py = vy - dv * uy, pz = vz - dv * uz;
-      const qx = wx - dw * ux, qy = wy - dw * uy, qz = wz - dw * uz;
-      const pn = px * px + py * py + pz * pz, qn = qx * qx + qy * qy + qz * qz;
+      const qx = vx - dv * ux, qy = vy - dv * uy, qz = vz - dv * uz;
+      const rx = wx - dw * ux, ry = wy - dw * uy, rz = wz - dw * uz;
+      const pn = qx * qx + qy * qy + qz * qz, qn = rx * rx + ry * ry + rz * rz;
       if (!(pn > tiny * tiny) || !(qn > tiny * tiny)) continue; // the guide's default: leave the angle
       cnt++;
-      const sine = ux * (py * qz - pz * qy) + uy * (pz * qx - px * qz) + uz * (px * qy - py * qx);
-      const cosine = px * qx + py * qy + pz * qz;
+      const sine = ux * (qy * rz - qz * ry) + uy * (qz * rx - qx * rz) + uz * (qx * ry - qy * rx);
+      const cosine = qx * rx + qy * ry + qz * rz;
       // colinear in this plane with the goal nearer: the bump; behind: atan2 gives the half turn
       if (Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && (cosine < 0 || qn < pn)) special = true;
       sum += Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && cosine > 0 && qn < pn ? BUMP : Math.atan2(sine, cosine);
@@ -453,7 +530,8 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
     const theta = sum / cnt;
     if (!Number.isFinite(theta)) return false;
     if (theta === 0) continue;
-    if (!rotateWorld(rot, b * 4, ux, uy, uz, theta)) return false;
+    turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = theta;
+    if (!turn(rot, b * 4)) return false;
     clampToLimits(world, b);
     moveEffectors(rot, b, T, g0, g1);
   }
@@ -464,21 +542,24 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
  * One CCD iteration: every bone on a goal's chain, children before parents (reverse
  * depth-first order, so each chain is swept from its effector up to the root), turned by
  * ccdJoint for the goals of its subtree; then world rotations are rebuilt from the locals.
+ * T.effector must hold the goals' attachments of the current pose (the caller's goalErrors
+ * just computed them; computing them again here would give the same numbers).
  */
-function ccdIteration(world: PhysikWorld, rig: RigRecord, T: IkRig, tiny: number, pinned: boolean): boolean {
-  const rot = world.physik.Bone.rot;
-  goalErrors(world, T); // effectors at the start of the iteration
+function ccdIteration(world: PhysikWorld, rig: RigRecord, T: IkRig, pinned: boolean): boolean {
+  const rot = T.rot;
   for (let i = T.n - 1; i >= 0; i--) {
     if (!T.mark[i]) continue;
     const b = rig.bones[i]!;
-    if (i > 0 && axisLocked(world, b, 0) && axisLocked(world, b, 1) && axisLocked(world, b, 2)) continue;
+    if (i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2)) continue;
     // goals are sorted by bone index and a subtree is an index range: its goals are [g0, g1)
     let g0 = 0;
     while (g0 < T.goalCount && T.goalBone[g0]! < i) g0++;
     let g1 = g0;
     while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
-    pivotOf(world, b, i === 0, pinned, pv, 0);
-    if (!ccdJoint(world, b, T, g0, g1, tiny)) return false;
+    // the pivot: the head, or a floating root's centre (pivotOf)
+    const src = i === 0 && !pinned ? T.centre : T.head;
+    pv[0] = src[b * 3]!; pv[1] = src[b * 3 + 1]!; pv[2] = src[b * 3 + 2]!;
+    if (!ccdJoint(world, b, T, g0, g1)) return false;
     localFromWorld(rot, rig, T, i);
   }
   rebuildFromLocals(world, rig, T, 0, T.n, false);
@@ -492,17 +573,18 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
   const T = ikRig(world, rig);
   const h = Rig.height[rig.eid]! > 0 ? Rig.height[rig.eid]! : 1;
   const tol = s.ikTolerance * h;
-  const tiny = 1e-12 * h;
+  T.tiny = 1e-12 * h; // (a field: a double passed as an argument would be boxed)
   const pinned = Rig.pinned[rig.eid] === 1;
-  if (collectGoals(world, rig, T) === 0) return { iterations: 0, status: STATUS_CONVERGED };
-  if (!goalsFinite(world, T)) return { iterations: 0, status: STATUS_DIVERGED };
+  if (collectGoals(world, rig, T) === 0) return solved(0, STATUS_CONVERGED);
+  if (!goalsFinite(world, T)) return solved(0, STATUS_DIVERGED);
   saveStart(world, rig, T);
   if (s.ikMode === 'path-independent') resetToRest(world, rig);
   else refreshPose(world, rig);
   computeLocals(world, rig, T);
   markChains(T);
-  let err = goalErrors(world, T);
-  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return { iterations: 0, status: STATUS_DIVERGED }; }
+  goalErrors(world, T);
+  let err = T.worst;
+  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return solved(0, STATUS_DIVERGED); }
   let it = 0;
   let status = STATUS_STALLED;
   if (err <= tol) status = STATUS_CONVERGED;
@@ -516,9 +598,10 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
   while (status !== STATUS_CONVERGED && it < s.ikIterations) {
     it++;
     special = false;
-    if (!ccdIteration(world, rig, T, tiny, pinned)) { restoreStart(world, rig, T); return { iterations: it, status: STATUS_DIVERGED }; }
-    const next = goalErrors(world, T);
-    if (!Number.isFinite(next)) { restoreStart(world, rig, T); return { iterations: it, status: STATUS_DIVERGED }; }
+    if (!ccdIteration(world, rig, T, pinned)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
+    goalErrors(world, T);
+    const next = T.worst;
+    if (!Number.isFinite(next)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
     if (next <= tol) { status = STATUS_CONVERGED; break; }
     const still = Math.abs(err - next) <= 1e-13 * h; // nothing changes: unreachable or blocked
     err = next;
@@ -526,7 +609,7 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
     else if (++worse >= PATIENCE) break;
     if (still) break;
   }
+  // every path above ends with the pose refreshed (ccdIteration, undoPose): no further refresh
   if (status !== STATUS_CONVERGED && T.sumSq > best) undoPose(world, rig, T);
-  refreshPose(world, rig);
-  return { iterations: it, status };
+  return solved(it, status);
 }

@@ -6,13 +6,28 @@
  * kinematics and metrics run as for PhysIK.
  */
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { SolveResult } from './registry';
 import { quatMul, quatFromRotationVector, quatNormalize } from '../../src/math/quat';
 import { jointRotationVector } from '../torsionSprings';
-import { forwardKinematicsOf } from '../forwardKinematics';
+import { forwardPositionsOf } from '../forwardKinematics';
 
-/** Refresh heads, tails and centres of the rig from its rotations (and the root). */
+/**
+ * A solver's result, in one shared object: `kinematicSolve` reads it at once, and a new object
+ * per solve was an allocation every step. (Whoever keeps a result must copy it.)
+ */
+const result: SolveResult = { iterations: 0, status: 0 };
+export function solved(iterations: number, status: number): SolveResult {
+  result.iterations = iterations;
+  result.status = status;
+  return result;
+}
+
+/**
+ * Refresh heads, tails and centres of the rig from its rotations (and the root). Velocities
+ * are left alone: the forwardKinematics system sets them after kinematicSolve.
+ */
 export function refreshPose(world: PhysikWorld, rig: RigRecord): void {
-  forwardKinematicsOf(world, rig);
+  forwardPositionsOf(world, rig);
 }
 
 const phi = new Float64Array(3);

@@ -50,7 +50,7 @@ import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components';
 import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
 import type { SolveResult } from './registry';
-import { clampToLimits, refreshPose } from './common';
+import { clampToLimits, refreshPose, solved } from './common';
 
 // ---------- scratch (grown, never shrunk) ----------
 
@@ -352,7 +352,7 @@ function diverged(world: PhysikWorld, rig: RigRecord, iterations: number): Solve
   restore(world, rig, backup);
   world.physik.Bone.centre.set(rootCentre, root * 3);
   refreshPose(world, rig);
-  return { iterations, status: STATUS_DIVERGED };
+  return solved(iterations, STATUS_DIVERGED);
 }
 
 export function fabrik(world: PhysikWorld, rig: RigRecord): SolveResult {
@@ -479,5 +479,5 @@ export function fabrik(world: PhysikWorld, rig: RigRecord): SolveResult {
   }
   placeRootCentre(world, rig);
   refreshPose(world, rig);
-  return { iterations, status: err <= tol ? STATUS_CONVERGED : STATUS_STALLED };
+  return solved(iterations, err <= tol ? STATUS_CONVERGED : STATUS_STALLED);
 }

@@ -66,7 +66,7 @@ import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
 import { jointRotationVector } from '../torsionSprings';
-import { refreshPose } from './common';
+import { refreshPose, solved } from './common';
 import {
   BUMP, axisLocked, collectGoals, hasLimits, keepPose, markChains, undoPose, computeLocals, frameAxis, goalErrors, goalsFinite, ikRig, jointFrame,
   pivotOf, resetToRest, restoreStart, rebuildFromLocals, rotateWorld, saveStart, type IkRig,
@@ -351,15 +351,14 @@ function sumSquares(e: Float64Array, m: number): number {
   return s;
 }
 
-/** Errors (T.effector, S.e) after a pose change; returns [max error] and fills S.e. */
-function errorsInto(world: PhysikWorld, T: IkRig, S: JacScratch): number {
-  const worst = goalErrors(world, T);
+/** Errors (T.effector, S.e) after a pose change; the largest into T.worst (goalErrors), S.e filled. */
+function errorsInto(world: PhysikWorld, T: IkRig, S: JacScratch): void {
+  goalErrors(world, T);
   const eff = world.physik.ControlPoint.effective;
   for (let g = 0; g < T.goalCount; g++) {
     const c3 = T.goalCp[g]! * 3, g3 = g * 3;
     S.e[g3] = eff[c3]! - T.effector[g3]!; S.e[g3 + 1] = eff[c3 + 1]! - T.effector[g3 + 1]!; S.e[g3 + 2] = eff[c3 + 2]! - T.effector[g3 + 2]!;
   }
-  return worst;
 }
 
 /** The guide's colinear bump, added to Δθ for goals whose own rows give Jᵀ e = 0 with the goal not beyond reach. */
@@ -398,7 +397,7 @@ function bumpSingular(T: IkRig, S: JacScratch, k: number, tol: number): boolean 
 /** Something went non-finite: put back the pose of the start of the solve. */
 function diverged(world: PhysikWorld, rig: RigRecord, T: IkRig, iterations: number): SolveResult {
   restoreStart(world, rig, T);
-  return { iterations, status: STATUS_DIVERGED };
+  return solved(iterations, STATUS_DIVERGED);
 }
 
 function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveResult {
@@ -410,8 +409,8 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
   const tol = s.ikTolerance * h;
   const pinned = Rig.pinned[rig.eid] === 1;
   const G = collectGoals(world, rig, T);
-  if (G === 0) return { iterations: 0, status: STATUS_CONVERGED };
-  if (!goalsFinite(world, T)) return { iterations: 0, status: STATUS_DIVERGED };
+  if (G === 0) return solved(0, STATUS_CONVERGED);
+  if (!goalsFinite(world, T)) return solved(0, STATUS_DIVERGED);
   const m = 3 * G;
   const k = buildDofs(world, rig, T, S);
   grow(S, m, k);
@@ -437,8 +436,9 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
   }
   S.lastGoals = G;
   if (moved || !adaptive) mu = 1;
-  let err = errorsInto(world, T, S);
-  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return { iterations: 0, status: STATUS_DIVERGED }; }
+  errorsInto(world, T, S);
+  let err = T.worst;
+  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return solved(0, STATUS_DIVERGED); }
   let ss = sumSquares(S.e, m);
   let status = err <= tol ? STATUS_CONVERGED : STATUS_STALLED;
   let it = 0;
@@ -478,7 +478,8 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
     if (worst < 1e-14) break; // nothing to do: stalled (unreachable or blocked)
     if (adaptive) keepPose(world, rig, T);
     if (!applyStep(world, rig, T, S)) return diverged(world, rig, T, it);
-    const nextErr = errorsInto(world, T, S);
+    errorsInto(world, T, S);
+    const nextErr = T.worst;
     if (!Number.isFinite(nextErr)) return diverged(world, rig, T, it);
     const nextSs = sumSquares(S.e, m);
     if (adaptive && !bumped && !(nextSs < ss)) {
@@ -497,7 +498,7 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
   }
   S.mu = mu;
   refreshPose(world, rig);
-  return { iterations: it, status };
+  return solved(it, status);
 }
 
 /** Jacobian transpose with the optimal step along J Jᵀ e. */

@@ -43,6 +43,7 @@ import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED } from '../../components/Rig';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
+import { solved } from './common';
 import { AIM, beginPass, boneName, endPass, hingeTwist, maxGoalError } from './twoBone';
 
 const EPS = 1e-12;
@@ -328,7 +329,7 @@ export function massSpringSolve(world: PhysikWorld, rig: RigRecord): SolveResult
   for (let k = 0; k < 3 * ps.n; k++) if (!Number.isFinite(ps.pos[k]!)) { finite = false; break; }
   if (!finite) {
     state.initialised = false; // restart from the pose next step
-    return { iterations, status: STATUS_DIVERGED };
+    return solved(iterations, STATUS_DIVERGED);
   }
   const pass = beginPass(world, rig);
   const pos = ps.pos;
@@ -359,7 +360,7 @@ export function massSpringSolve(world: PhysikWorld, rig: RigRecord): SolveResult
   if (!ok || !Number.isFinite(err)) status = STATUS_DIVERGED;
   else if (err <= tol) status = STATUS_CONVERGED;
   else status = moved > tol ? STATUS_SETTLING : STATUS_STALLED;
-  return { iterations, status };
+  return solved(iterations, status);
 }
 
 /** Pull the point (1 − u)·head + u·tail of bone i (head a combination) toward the target (inputs in io[8..12], error to io[13]). */

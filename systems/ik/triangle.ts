@@ -45,6 +45,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { quatRotate, quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
+import { solved } from './common';
 import { attachmentPoint } from '../../src/core/attachment';
 import {
   AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, quatArc, refreshEffectorLink, restorePose, type GoalLinks,
@@ -382,7 +383,7 @@ export function triangleSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     }
     if (!endPass(world, rig, pass)) failed = true;
   }
-  return { iterations: 1, status: closedFormStatus(world, rig, failed) };
+  return solved(1, closedFormStatus(world, rig, failed));
 }
 
 function poleOn(world: PhysikWorld, rig: RigRecord, b: number): number {

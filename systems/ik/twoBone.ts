@@ -49,7 +49,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
-import { clampToLimits, refreshPose } from './common';
+import { clampToLimits, refreshPose, solved } from './common';
 import type { SolveResult } from './registry';
 import { attachmentPoint } from '../../src/core/attachment';
 
@@ -734,7 +734,7 @@ export function twoBoneSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     }
     if (!endPass(world, rig, pass)) failed = true;
   }
-  return { iterations: 1, status: closedFormStatus(world, rig, failed) };
+  return solved(1, closedFormStatus(world, rig, failed));
 }
 
 const frameA = new Float64Array(6);
