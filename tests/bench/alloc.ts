@@ -6,9 +6,12 @@
  * allocated. Windows are timed, collections are observed (PerformanceObserver 'gc' entries,
  * with start and duration), and only windows no collection overlapped are kept; what one pair
  * of readings itself allocates (v8.getHeapStatistics returns a new object) is measured the same
- * way around an empty window and taken off. Result: bytes per step, median over the clean
- * windows (with their min and max). Typed-array backing stores live outside the V8 heap: their
- * growth (process.memoryUsage().arrayBuffers) is read per window too and reported beside.
+ * way around an empty window and taken off. Every window runs the same steps from the same
+ * state, so what differs between windows is the VM's own work landing in one (V8 compiles
+ * and re-optimises code on the heap while the steps run): the figure is the least growth over
+ * the clean windows (the median and the largest are reported too). Typed-array backing stores
+ * live outside the V8 heap: their growth (process.memoryUsage().arrayBuffers) is read per
+ * window too and reported beside.
  *
  * Sources: V8's sampling heap profiler (through node:inspector, keeping samples of objects the
  * collector has already freed) over the same windows, summed by the function that allocated
@@ -30,8 +33,9 @@ export interface Windowed {
 }
 
 export interface AllocationCount {
+  /** Least growth per step over the clean windows (the steps' own allocation). */
   bytesPerStep: number;
-  min: number;
+  median: number;
   max: number;
   /** Typed-array backing stores allocated per step (outside the V8 heap). */
   arrayBufferBytesPerStep: number;
@@ -77,8 +81,8 @@ export async function countAllocations(w: Windowed, windows: number): Promise<Al
   const kept = full.filter(([t0, t1]) => clean(t0, t1));
   const bytes = kept.map(([, , d]) => Math.max(0, d - overhead) / w.steps);
   return {
-    bytesPerStep: median(bytes),
-    min: bytes.length ? Math.min(...bytes) : NaN,
+    bytesPerStep: bytes.length ? Math.min(...bytes) : NaN,
+    median: median(bytes),
     max: bytes.length ? Math.max(...bytes) : NaN,
     arrayBufferBytesPerStep: Math.max(0, median(kept.map(([, , , ab]) => ab / w.steps))),
     stepsPerWindow: w.steps,
@@ -105,7 +109,9 @@ export async function allocationSources(w: Windowed, windows: number, floor = 0.
       const walk = (n: Node) => {
         // the inspector's own work while it stops sampling is not the steps'
         if (n.callFrame.url.startsWith('node:')) return;
-        if (n.selfSize > 0) {
+        // nor is the bench's (its frames hold the steps: walk on below them)
+        const own = n.callFrame.url.includes('/tests/bench/') || (n.callFrame.url === '' && n.callFrame.functionName === 'Promise');
+        if (n.selfSize > 0 && !own) {
           const file = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*?\/(src|systems|components|tests|node_modules)\//, '$1/');
           const key = `${n.callFrame.functionName}|${file}`;
           const s = by.get(key) ?? { fn: n.callFrame.functionName || '(anonymous)', file, bytesPerStep: 0 };

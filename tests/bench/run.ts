@@ -518,7 +518,7 @@ async function allocSection(): Promise<AllocRow[]> {
   ];
   for (const [name, w] of cases) {
     log(`alloc: ${name} ...`);
-    for (let i = 0; i < 2; i++) { w.prepare(); w.run(); } // warm-up: optimised code, caches built
+    for (let i = 0; i < 4; i++) { w.prepare(); w.run(); } // warm-up: optimised code, caches built
     const count = await countAllocations(w, windows);
     const sources = count.bytesPerStep > 0.5 || !(count.cleanWindows > 0) ? await allocationSources(w, 3) : [];
     rows.push({ name, count, sources });
@@ -527,13 +527,14 @@ async function allocSection(): Promise<AllocRow[]> {
 }
 
 function formatAlloc(rows: AllocRow[]): string[] {
-  const t = [['case', 'B/step (median)', 'min', 'max', 'typed-array B/step', 'clean windows']];
+  const t = [['case', 'B/step', 'median', 'max', 'typed-array B/step', 'clean windows']];
   for (const r of rows) {
     const c = r.count;
-    t.push([r.name, f(c.bytesPerStep, 1), f(c.min, 1), f(c.max, 1), f(c.arrayBufferBytesPerStep, 1), `${c.cleanWindows}/${c.windows} × ${c.stepsPerWindow} steps`]);
+    t.push([r.name, f(c.bytesPerStep, 1), f(c.median, 1), f(c.max, 1), f(c.arrayBufferBytesPerStep, 1), `${c.cleanWindows}/${c.windows} × ${c.stepsPerWindow} steps`]);
   }
   const out = [
-    'allocation per step (used-heap growth over windows of steps that no garbage collection overlapped, minus the readings\' own cost):',
+    'allocation per step: V8 used-heap growth over windows of the same 200 steps that no garbage collection overlapped, minus the readings\' own cost;',
+    'B/step is the least over the windows (the steps\' own allocation: more in a window is V8 compiling code on the heap meanwhile), median and max beside:',
     table(t),
   ];
   const withSources = rows.filter((r) => r.sources.length);
