@@ -45,7 +45,8 @@ const us = (ms: number) => `${(ms * 1000).toFixed(1)} us`;
 
 function print(r: CrosscheckResult, out: (s: string) => void): void {
   out(`scene ${r.scene} · ${r.steps} steps of ${r.dt} s (${r.simulatedSeconds.toFixed(2)} s simulated) · Rapier ${r.jointModel} joints: ${r.joints}`);
-  if (!r.rapierFinite) out('  Rapier diverged: its state is not finite (distances are NaN)');
+  if (r.rapierError) out(`  ${r.rapierError}`);
+  else if (!r.rapierFinite) out('  Rapier diverged: its state is not finite (distances are NaN)');
   if (!r.physikFinite) out('  PhysIK is not finite');
   const head = ['bone', 'Rapier joint', 'limits by Rapier', 'emulated', 'tip distance', '/ height', 'peak in run'];
   const rows = r.perBone.map((b) => [b.bone, b.joint, b.enforced.join('') || '-', b.emulated.join('') || '-', num(b.tipDistance), pct(b.normalized), num(b.peakTipDistance)]);

@@ -60,6 +60,8 @@ export interface CrosscheckResult {
   rapierOverPhysik: number;
   physikFinite: boolean;
   rapierFinite: boolean;
+  /** Set when Rapier itself failed (a panic inside its WebAssembly); it was stepped no further. */
+  rapierError?: string;
   /** The mirror's joints, counted ("12 spherical, 4 revolute, ...; 4 joints with emulated limits"). */
   joints: string;
   /** How the mirror is driven. */
@@ -88,13 +90,22 @@ export async function runCrosscheck(scene: Scene, options: CrosscheckOptions = {
     const peak = new Float64Array(n);
     const height = Rig.height[rig]!;
     let physikMs = 0, rapierMs = 0, rapierRest = -1;
+    let rapierError: string | undefined, rapierSteps = 0;
     for (let s = 1; s <= steps; s++) {
       let t0 = performance.now();
       step(world, 1);
       physikMs += performance.now() - t0;
+      if (rapierError !== undefined) continue;
       t0 = performance.now();
-      mirror.step();
+      try {
+        mirror.step();
+      } catch (e) {
+        rapierError = `Rapier failed at step ${s}: ${e instanceof Error ? e.message : String(e)}`;
+        rapierRest = -1;
+        continue;
+      }
       rapierMs += performance.now() - t0;
+      rapierSteps++;
       mirror.tipPositions(tips);
       for (let i = 0; i < n; i++) {
         const d = tipDistance(Bone.tail, record.bones[i]!, tips, i);
@@ -107,7 +118,8 @@ export async function runCrosscheck(scene: Scene, options: CrosscheckOptions = {
       if (!resting) rapierRest = -1;
       else if (rapierRest < 0) rapierRest = s;
     }
-    mirror.tipPositions(tips);
+    if (rapierError !== undefined) tips.fill(NaN);
+    else mirror.tipPositions(tips);
     const perBone: CrosscheckBone[] = mirror.plan.map((e) => {
       const d = tipDistance(Bone.tail, record.bones[e.index]!, tips, e.index);
       return { bone: e.bone, joint: e.kind, enforced: e.enforced, emulated: e.emulated, tipDistance: d, normalized: d / height, peakTipDistance: peak[e.index]! };
@@ -119,7 +131,7 @@ export async function runCrosscheck(scene: Scene, options: CrosscheckOptions = {
     let physikFinite = Number.isFinite(metrics.kineticEnergy);
     for (const b of record.bones) for (let a = 0; a < 3; a++) if (!Number.isFinite(Bone.tail[b * 3 + a]!)) physikFinite = false;
     const physikMsPerStep = steps > 0 ? physikMs / steps : 0;
-    const rapierMsPerStep = steps > 0 ? rapierMs / steps : 0;
+    const rapierMsPerStep = rapierSteps > 0 ? rapierMs / rapierSteps : 0;
     return {
       scene: scene.name,
       jointModel,
@@ -138,13 +150,15 @@ export async function runCrosscheck(scene: Scene, options: CrosscheckOptions = {
       rapierMsPerStep,
       rapierOverPhysik: physikMsPerStep > 0 ? rapierMsPerStep / physikMsPerStep : 0,
       physikFinite,
-      rapierFinite: mirror.finite(),
+      rapierFinite: rapierError === undefined && mirror.finite(),
+      ...(rapierError !== undefined ? { rapierError } : {}),
       joints: summarisePlan(mirror.plan),
       targets: 'each step the Rapier springs pull toward the effective targets the PhysIK world used in that step (script and interpolation run once, in PhysIK)',
       perBone,
     };
   } finally {
-    mirror.dispose();
+    // after a panic Rapier's memory may still be borrowed: freeing would throw over the report
+    try { mirror.dispose(); } catch { /* nothing more to free */ }
   }
 }
 
