@@ -4,6 +4,7 @@
  *
  *   npm run fuzz -- [--seeds 500] [--from 1] [--steps 2000] [--workers 2]
  *                   [--settings any|default|random] [--json] [--shrink-seconds 120] [--no-shrink]
+ *                   [--out results.jsonl]
  *
  * Seed s stands for the case `caseForSeed(s, { settings })` (the generator's first value with
  * that seed), so any seed can be rerun alone: `--from s --seeds 1`. Seeds are spread over
@@ -12,9 +13,11 @@
  * runs, the guarded (diverged) steps, determinism failures and the wall time. For every kind of
  * failure (structural: NaN, gaps, lengths, quaternions, pin; limits; determinism) the first
  * failing seed is shrunk with fast-check (within --shrink-seconds) and printed with
- * describeCase. Exit code 1 when anything failed.
+ * describeCase. Exit code 1 when anything failed. For clean JSON on stdout, keep npm quiet:
+ * `npm run -s fuzz -- --json`.
  */
 import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import {
@@ -55,10 +58,12 @@ interface Options {
   settings: CaseOptions['settings'];
   json: boolean;
   shrinkSeconds: number;
+  /** Write every seed's result to this file, one JSON object a line. */
+  out: string | null;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { seeds: 500, from: 1, steps: 2000, workers: Math.min(2, os.availableParallelism?.() ?? 2), settings: 'any', json: false, shrinkSeconds: 120 };
+  const o: Options = { seeds: 500, from: 1, steps: 2000, workers: Math.min(2, os.availableParallelism?.() ?? 2), settings: 'any', json: false, shrinkSeconds: 120, out: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const num = () => {
@@ -73,12 +78,13 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--shrink-seconds') o.shrinkSeconds = num();
     else if (a === '--no-shrink') o.shrinkSeconds = 0;
     else if (a === '--json') o.json = true;
+    else if (a === '--out') o.out = argv[++i] ?? null;
     else if (a === '--settings') {
       const v = argv[++i];
       if (v !== 'any' && v !== 'default' && v !== 'random') throw new Error('--settings is any, default or random');
       o.settings = v;
     } else if (a === '--help' || a === '-h') {
-      console.log('npm run fuzz -- [--seeds N] [--from S] [--steps M] [--workers K] [--settings any|default|random] [--json] [--shrink-seconds T] [--no-shrink]');
+      console.log('npm run fuzz -- [--seeds N] [--from S] [--steps M] [--workers K] [--settings any|default|random] [--json] [--shrink-seconds T] [--no-shrink] [--out results.jsonl]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -226,6 +232,7 @@ async function main() {
   results.sort((a, b) => a.seed - b.seed);
   const wall = performance.now() - t0;
   const summary = summarize(results, o, wall);
+  if (o.out) writeFileSync(o.out, results.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
   // the first failing seed of each kind, shrunk
   const counterexamples: { kind: Kind; seed: number; failingSeeds: number[]; failure: string; summary: string; shrinks: number; case: string; original: string }[] = [];

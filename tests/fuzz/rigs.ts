@@ -18,12 +18,16 @@
  *   ranges are sampled over a practical span (see `settingsArb`); settings added later and
  *   not listed there are sampled generically around their default.
  *
- * Checked after every step (`runCase`): every value of Bone.rot/head/tail/centre/vel/angVel/
- * headVel and ControlPoint.attachment/effective/target is finite; each child's head lies on
- * its parent at its attachment fraction (computed from the pose: parent head + attach ×
- * (parent tail − parent head)); bone lengths are kept; rotations stay unit quaternions; a
- * pinned root's head stays on its pin. Limit violations are measured from the pose (joint
- * rotation vector relative to the rest pose, per limited axis), at peak and at the end.
+ * Checked after every step (`runCase`): every floating-point field of every store (Bone,
+ * AngularLimit, Joint, ControlPoint, Rig) is finite at the rig's own entities; each child's
+ * head lies on its parent at its attachment fraction (computed from the pose: parent head +
+ * attach × (parent tail − parent head)); bone lengths are kept; rotations stay unit
+ * quaternions; a pinned root's head stays on its pin. Limit violations are measured from the
+ * pose (joint rotation vector relative to the rest pose, per limited axis, as the torsion
+ * springs and metrics see it), at peak and at the end, raw and beyond the violation the
+ * joint's own limits force. Steps the divergence guard held (Rig.diverged) are counted, in
+ * all and in the last quarter of the run (a rig held there has frozen). The bounds are
+ * `BOUNDS`; `structuralFailure`, `limitFailure` and `determinismFailure` check them.
  */
 import fc from 'fast-check';
 import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../src/core';
@@ -533,8 +537,18 @@ export const BOUNDS = {
   pinRel: 1e-12,
   /**
    * Limits, default settings only (random settings may weaken or switch off the limit springs:
-   * limitStiffness 0, no hard stop): the largest violation in the final pose, beyond what the
-   * joint's limits force (`unavoidableViolation`), in degrees. PLACEHOLDER, set from the data.
+   * limitStiffness near 0, no hard stop, limitTolerance): the largest violation in the final
+   * pose beyond what the joint's own limits force (`unavoidableViolation`), in degrees. The
+   * default hard-stop band is 5° past a limit (50× stiffer beyond), so a rig pressed against
+   * its limits ends within a few degrees of that band. Measured (npm run fuzz, default
+   * settings, seeds 10001..13000 × 2000 steps): over the 239 rigs the divergence guard did not
+   * hold in the last quarter of the run, median 0°, p90 0.12°, p99 9.8°, largest 31.0°; over
+   * the 167 of them at rest at the end, largest 6.4°. Exceeded by: rigs the guard holds
+   * (their pose freezes, so the final violation is whatever it was, up to 180° for a rest pose
+   * outside its limits: 2 475 of the 3 000 seeds), and by sub-centimetre bones with tight
+   * limits on a pulled or drifting rig that chatter against them and never come to rest (2 of
+   * the 239, 31°). Peaks during far jumps are not bounded: among rigs not held by the guard,
+   * a joint's violation grew by up to 178° over its rest pose's (p90 28°).
    */
   limitFinalDeg: 10,
 };

@@ -17,7 +17,7 @@ import {
   type CaseOptions, type CaseResult, type FuzzCase,
 } from '../fuzz/rigs';
 
-const CASES = 50;
+const CASES = 40;
 const STEPS = 300;
 
 interface Outcome { seed: number; c: FuzzCase; r: CaseResult; structural: string | null; limits: string | null; determinism: string | null }
