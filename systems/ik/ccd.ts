@@ -524,7 +524,10 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
       const cosine = qx * rx + qy * ry + qz * rz;
       // colinear in this plane with the goal nearer: the bump; behind: atan2 gives the half turn
       if (Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && (cosine < 0 || qn < pn)) special = true;
-      sum += Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && cosine > 0 && qn < pn ? BUMP : Math.atan2(sine, cosine);
+      // (two additions, not one of a choice between BUMP and atan2: V8 merged that choice as a
+      // boxed number, ~1 kB a humanoid step)
+      if (Math.abs(sine) <= COLINEAR * Math.sqrt(pn * qn) && cosine > 0 && qn < pn) sum += BUMP;
+      else sum += Math.atan2(sine, cosine);
     }
     if (cnt === 0) continue;
     const theta = sum / cnt;

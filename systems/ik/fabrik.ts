@@ -92,6 +92,13 @@ const frame = new Float64Array(4);
 const r = new Float64Array(4);
 const v = new Float64Array(3);
 const rootCentre = new Float64Array(3);
+/**
+ * Numbers handed to and from helpers V8 does not inline go through these arrays: a
+ * floating-point argument or return value would be boxed (an allocation per call).
+ * errOut[0]: goalError's result; straightDir: forward's straight-line direction.
+ */
+const errOut = new Float64Array(1);
+const straightDir = new Float64Array(3);
 
 function growBones(n: number): void {
   if (n <= boneCap) return;
@@ -162,7 +169,8 @@ function goalPoints(world: PhysikWorld, rig: RigRecord, m: number): void {
 }
 
 /** Largest distance of a goal's attachment point from its effective target. */
-function goalError(world: PhysikWorld, rig: RigRecord, m: number): number {
+/** The largest goal error (NaN propagates) into errOut[0]. */
+function goalError(world: PhysikWorld, rig: RigRecord, m: number): void {
   const { Bone, ControlPoint } = world.physik;
   let err = 0;
   for (let g = 0; g < m; g++) {
@@ -176,11 +184,11 @@ function goalError(world: PhysikWorld, rig: RigRecord, m: number): number {
     const e = Math.sqrt(dx * dx + dy * dy + dz * dz);
     if (!(e <= err)) err = e; // NaN propagates
   }
-  return err;
+  errOut[0] = err;
 }
 
-function addRequest(i: number, u: number, D: Float64Array, o: number): void {
-  const i3 = i * 3;
+function addRequest(i: number, U: Float64Array, uo: number, D: Float64Array, o: number): void {
+  const i3 = i * 3, u = U[uo]!;
   accN[i] += 1; accU[i] += u; accUU[i] += u * u;
   accD[i3] += D[o]!; accD[i3 + 1] += D[o + 1]!; accD[i3 + 2] += D[o + 2]!;
   accUD[i3] += u * D[o]!; accUD[i3 + 1] += u * D[o + 1]!; accUD[i3 + 2] += u * D[o + 2]!;
@@ -191,7 +199,7 @@ function backward(world: PhysikWorld, rig: RigRecord, m: number): void {
   const n = rig.bones.length;
   accN.fill(0, 0, n); accU.fill(0, 0, n); accUU.fill(0, 0, n);
   accD.fill(0, 0, n * 3); accUD.fill(0, 0, n * 3);
-  for (let g = 0; g < m; g++) if (gBone[g]! >= 0) addRequest(gBone[g]!, gU[g]!, gD, g * 3);
+  for (let g = 0; g < m; g++) if (gBone[g]! >= 0) addRequest(gBone[g]!, gU, g, gD, g * 3);
   for (let i = n - 1; i >= 0; i--) {
     const cnt = accN[i]!;
     if (cnt === 0) continue;
@@ -216,7 +224,7 @@ function backward(world: PhysikWorld, rig: RigRecord, m: number): void {
       hx = dx; hy = dy; hz = dz; // only the head is asked for
     }
     bh[i3] = hx; bh[i3 + 1] = hy; bh[i3 + 2] = hz;
-    if (par[i]! >= 0) addRequest(par[i]!, frac[i]!, bh, i3);
+    if (par[i]! >= 0) addRequest(par[i]!, frac, i, bh, i3);
   }
 }
 
@@ -275,7 +283,8 @@ function rotateAbout(a: Float64Array, o: number, wgt: number, cx: number, cy: nu
  * rotation relative to the parent; then the limits. `straight`: one goal beyond reach, the
  * bones that carry it point along (sx, sy, sz). Returns false on a non-finite result.
  */
-function forward(world: PhysikWorld, rig: RigRecord, nPoles: number, straight: boolean, sx: number, sy: number, sz: number): boolean {
+function forward(world: PhysikWorld, rig: RigRecord, nPoles: number, straight: boolean): boolean {
+  const sx = straightDir[0]!, sy = straightDir[1]!, sz = straightDir[2]!;
   const { Bone } = world.physik;
   const R = Bone.rot;
   for (let i = 0; i < rig.bones.length; i++) {
@@ -446,12 +455,13 @@ export function fabrik(world: PhysikWorld, rig: RigRecord): SolveResult {
 
   const tol = s.ikTolerance * Rig.height[rig.eid]!;
   placeAll(world, rig);
-  let err = goalError(world, rig, m);
+  goalError(world, rig, m);
+  let err = errOut[0]!;
   if (!Number.isFinite(err)) return diverged(world, rig, 0);
   let iterations = 0;
   // a pole turns the bend even when the goals are already met: one iteration at least
   if ((err > tol || nPoles > 0) && movable > 0) {
-    let bestErr = Infinity, prev = err;
+    let bestErr = Number.POSITIVE_INFINITY, prev = err;
     for (let it = 0; it < s.ikIterations; it++) {
       goalPoints(world, rig, m);
       let straight = false, sx = 0, sy = 0, sz = 0;
@@ -463,8 +473,10 @@ export function fabrik(world: PhysikWorld, rig: RigRecord): SolveResult {
       }
       if (!straight) backward(world, rig, m);
       iterations++;
-      if (!forward(world, rig, nPoles, straight, sx, sy, sz)) return diverged(world, rig, iterations);
-      err = goalError(world, rig, m);
+      straightDir[0] = sx; straightDir[1] = sy; straightDir[2] = sz;
+      if (!forward(world, rig, nPoles, straight)) return diverged(world, rig, iterations);
+      goalError(world, rig, m);
+      err = errOut[0]!;
       if (!Number.isFinite(err)) return diverged(world, rig, iterations);
       if (err < bestErr) { bestErr = err; save(world, rig, best); }
       if (err <= tol || straight) break;

@@ -108,6 +108,11 @@ interface JacScratch {
   grad: Float64Array;
   dth: Float64Array;
   z: Float64Array;
+  /**
+   * Numbers for the helpers: [λ², step scale 1/μ, tolerance, ε²]. Passed in an array, as a
+   * floating-point argument to a helper V8 does not inline is boxed (an allocation per call).
+   */
+  num: Float64Array;
 }
 
 const scratchOf = new WeakMap<RigRecord, JacScratch>();
@@ -124,6 +129,7 @@ function jacScratch(rig: RigRecord): JacScratch {
     J: new Float64Array(0), A: new Float64Array(0), L: new Float64Array(0),
     e: new Float64Array(0), y: new Float64Array(0), w: new Float64Array(0),
     grad: new Float64Array(0), dth: new Float64Array(0), z: new Float64Array(0),
+    num: new Float64Array(4),
   };
   scratchOf.set(rig, S);
   return S;
@@ -137,7 +143,9 @@ function grow(S: JacScratch, m: number, k: number): void {
 }
 
 /** L Lᵀ = A + diag·I for the m×m symmetric A (row-major); false if not positive definite. */
-function cholesky(A: Float64Array, L: Float64Array, m: number, diag: number): boolean {
+/** Cholesky factor L of A + diag I, diag = num[ni]; false when not positive definite. */
+function cholesky(A: Float64Array, L: Float64Array, m: number, num: Float64Array, ni: number): boolean {
+  const diag = num[ni]!;
   for (let i = 0; i < m; i++) {
     for (let j = 0; j <= i; j++) {
       let s = A[i * m + j]!;
@@ -274,10 +282,12 @@ function formJacobian(world: PhysikWorld, T: IkRig, S: JacScratch, m: number, k:
  * Δθ into S.dth for the current J and e (with its clamped columns zeroed): dls or transpose.
  * Returns false if the damped matrix could not be factored.
  */
-function solveStep(S: JacScratch, m: number, k: number, dls: boolean, lambda2: number, scale: number): boolean {
+/** Δθ into S.dth, with λ² = S.num[0] (dls) or the step scale S.num[1] (transpose). */
+function solveStep(S: JacScratch, m: number, k: number, dls: boolean): boolean {
+  const scale = S.num[1]!;
   if (dls) {
     formJJt(S, m, k);
-    if (!cholesky(S.A, S.L, m, lambda2)) return false;
+    if (!cholesky(S.A, S.L, m, S.num, 0)) return false;
     for (let r = 0; r < m; r++) S.y[r] = S.e[r]!;
     cholSolve(S.L, m, S.y);
     mulJt(S, m, k, S.y, S.dth);
@@ -345,11 +355,6 @@ function applyStep(world: PhysikWorld, rig: RigRecord, T: IkRig, S: JacScratch):
   return true;
 }
 
-function sumSquares(e: Float64Array, m: number): number {
-  let s = 0;
-  for (let r = 0; r < m; r++) s += e[r]! * e[r]!;
-  return s;
-}
 
 /** Errors (T.effector, S.e) after a pose change; the largest into T.worst (goalErrors), S.e filled. */
 function errorsInto(world: PhysikWorld, T: IkRig, S: JacScratch): void {
@@ -362,7 +367,8 @@ function errorsInto(world: PhysikWorld, T: IkRig, S: JacScratch): void {
 }
 
 /** The guide's colinear bump, added to Δθ for goals whose own rows give Jᵀ e = 0 with the goal not beyond reach. */
-function bumpSingular(T: IkRig, S: JacScratch, k: number, tol: number): boolean {
+function bumpSingular(T: IkRig, S: JacScratch, k: number): boolean {
+  const tol = S.num[2]!;
   let bumped = false;
   for (let g = 0; g < T.goalCount; g++) {
     const g3 = g * 3;
@@ -439,7 +445,10 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
   errorsInto(world, T, S);
   let err = T.worst;
   if (!Number.isFinite(err)) { restoreStart(world, rig, T); return solved(0, STATUS_DIVERGED); }
-  let ss = sumSquares(S.e, m);
+  // Σ e² written out (a helper returning it would box the number)
+  let ss = 0;
+  for (let r = 0; r < m; r++) ss += S.e[r]! * S.e[r]!;
+  S.num[2] = tol; S.num[3] = eps2;
   let status = err <= tol ? STATUS_CONVERGED : STATUS_STALLED;
   let it = 0;
   while (status !== STATUS_CONVERGED && it < s.ikIterations) {
@@ -447,22 +456,23 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
     frames(world, rig, T, S, pinned, pull > 0);
     formJacobian(world, T, S, m, k);
     const lambda = lambda0 * mu;
-    if (!solveStep(S, m, k, dls, lambda * lambda, 1 / mu)) return diverged(world, rig, T, it);
+    S.num[0] = lambda * lambda; S.num[1] = 1 / mu;
+    if (!solveStep(S, m, k, dls)) return diverged(world, rig, T, it);
     for (let round = 0; round < CLAMP_ROUNDS && zeroBlockedColumns(world, rig, S, m, k); round++) {
-      if (!solveStep(S, m, k, dls, lambda * lambda, 1 / mu)) return diverged(world, rig, T, it);
+      if (!solveStep(S, m, k, dls)) return diverged(world, rig, T, it);
     }
     if (pull > 0) {
       // z = −(w/μ) φ per DOF, projected into the damped nullspace of J
       const wgt = pull / mu;
       for (let d = 0; d < k; d++) S.z[d] = -wgt * S.phi[S.dofBone[d]! * 3 + S.dofAxis[d]!]!;
       formJJt(S, m, k);
-      if (!cholesky(S.A, S.L, m, eps2)) return diverged(world, rig, T, it);
+      if (!cholesky(S.A, S.L, m, S.num, 3)) return diverged(world, rig, T, it);
       mulJ(S, m, k, S.z, S.y);
       cholSolve(S.L, m, S.y);
       mulJt(S, m, k, S.y, S.grad);
       for (let d = 0; d < k; d++) S.dth[d] += S.z[d]! - S.grad[d]!;
     }
-    const bumped = bumpSingular(T, S, k, tol);
+    const bumped = bumpSingular(T, S, k);
     // cap each bone's turn; check finiteness before anything is written
     let worst = 0, finite = true;
     for (let i = 0; i < T.n; i++) {
@@ -481,7 +491,8 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
     errorsInto(world, T, S);
     const nextErr = T.worst;
     if (!Number.isFinite(nextErr)) return diverged(world, rig, T, it);
-    const nextSs = sumSquares(S.e, m);
+    let nextSs = 0;
+    for (let r = 0; r < m; r++) nextSs += S.e[r]! * S.e[r]!;
     if (adaptive && !bumped && !(nextSs < ss)) {
       // undo, damp harder (a bump is kept: it leaves a saddle, so it may cost error at first)
       undoPose(world, rig, T);
