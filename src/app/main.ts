@@ -21,9 +21,10 @@
  * handle (`pose()`, `metrics()`, `compareMetrics()`).
  */
 import {
-  addRig, createPhysikWorld, describeControlPoint, getSettings, readMetrics, readPose, removeRig, resetRig,
-  setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
+  addRig, createPhysikWorld, createSnapshot, describeControlPoint, getSettings, readMetrics, readPose, removeRig, resetRig,
+  restoreRig, setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
 } from '../core';
+import { kinematicSolvers } from '../../systems/ik/registry';
 import { findRig } from '../core/world';
 import { parseScene, parseSceneText } from '../scene/load';
 import type { Scene, Settings } from '../scene/types';
@@ -156,7 +157,8 @@ const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Scene data by name, validated. Throws (SceneError) with the file named. */
 export function sceneByName(name: string): Scene {
-  const data = scenes[name];
+  // own keys only: ?scene=constructor must not find Object.prototype.constructor
+  const data = Object.hasOwn(scenes, name) ? scenes[name] : undefined;
   if (data === undefined) {
     throw new Error(`no scene "${name}" in scenes/ (have: ${Object.keys(scenes).sort().join(', ')})`);
   }
@@ -232,18 +234,37 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   }, (e) => showError(`overlay failed to start: ${errorText(e)}`));
   window.addEventListener('resize', () => hud?.resize(window.innerWidth, window.innerHeight));
 
-  const stepOnce = () => {
+  /** One step; false (paused, the reason shown) when a system throws, e.g. a solver that cannot pose the rig. */
+  const stepOnce = (): boolean => {
     const t0 = performance.now();
-    step(world, 1);
+    try {
+      step(world, 1);
+    } catch (e) {
+      paused = true;
+      acc = 0;
+      showError(`The simulation stopped at step ${world.physik.Rig.step[rig]}:\n${errorText(e)}\n(paused: change the solver or the control points, then play)`);
+      sandbox.onChange?.();
+      return false;
+    }
     const ms = performance.now() - t0;
     mainMs = smooth(mainMs, ms);
-    if (compare) ghostMs = smooth(ghostMs, compare.step());
+    if (compare) {
+      try {
+        ghostMs = smooth(ghostMs, compare.step());
+      } catch (e) {
+        const solver = compare.solver;
+        setCompare(null);
+        showError(`Compare with ${solver} stopped:\n${errorText(e)}`);
+        sandbox.onChange?.();
+      }
+    }
     stepsTaken++;
     sandbox.recorder.afterStep();
     const dt = getSettings(world, rig).dt;
     const n = world.physik.Rig.step[rig]!;
     hud?.sample(world, rig, n * dt, ms);
     if (onion > 0 && n % Math.max(1, Math.round(ONION_INTERVAL / dt)) === 0) view.recordOnionPose();
+    return true;
   };
 
   const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 0.01 && Math.abs(x) < 1000 ? x.toFixed(3) : x.toExponential(2));
@@ -282,7 +303,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     if (!paused) {
       acc += elapsed;
       let n = 0;
-      while (acc >= dt && n < MAX_STEPS_PER_FRAME) { stepOnce(); acc -= dt; n++; }
+      while (acc >= dt && n < MAX_STEPS_PER_FRAME && !paused) { stepOnce(); acc -= dt; n++; }
       if (n === MAX_STEPS_PER_FRAME) acc = 0;
     }
     sandbox.recorder.advance(frameSeconds);
@@ -369,7 +390,21 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     view, dragger, grabber, history,
     get hud() { return hud; },
     applySettings(patch) {
+      const before = createSnapshot(world, rig);
       setSettings(world, rig, patch); // throws before anything changes when refused
+      const solver = getSettings(world, rig).solver;
+      if (patch.solver !== undefined && solver !== 'physik') {
+        // a trial solve, undone: a solver that cannot pose this rig (a two-bone goal on the root)
+        // is refused now, with its reason, rather than failing on every step
+        const after = createSnapshot(world, rig);
+        try {
+          kinematicSolvers[solver]!(world, record());
+        } catch (e) {
+          restoreRig(world, rig, before);
+          throw new Error(`solver "${solver}" cannot pose this rig: ${errorText(e)}`);
+        }
+        restoreRig(world, rig, after);
+      }
       compare?.setSettings(patch);
     },
     get compare() { return compare; },

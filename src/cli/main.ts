@@ -11,11 +11,11 @@
  *                                                                   a rig from glTF or BVH, as a scene file
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
  */
-import { loadSceneFile } from '../scene/loadFile';
+import { loadSceneFile, readInputFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
 import { runScene, checkExpect, type RunSummary } from '../scene/run';
 import { settingEnums } from '../core/settings';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { addRig, createPhysikWorld } from '../core';
 import { recordSteps } from '../io/recorder';
 import { recordingToJson, RecordingError } from '../io/recordingJson';
@@ -49,10 +49,9 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
   const kind = extOf(args.file);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(args.file);
+    bytes = readInputFile(args.file, 512 * 1024 * 1024); // a .glb with its meshes and textures may be large
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ImportError(args.file, code === 'ENOENT' ? 'file not found' : `cannot read file: ${(e as Error).message}`);
+    throw new ImportError(args.file, (e as Error).message);
   }
   const options = { controlPoints: args.controlPoints ?? 2, ...(args.up ? { up: args.up } : {}), ...(args.scale ? { scale: args.scale } : {}) };
   const result = kind === '.bvh'

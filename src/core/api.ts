@@ -9,8 +9,8 @@ import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } 
 import { forwardKinematicsOf } from '../../systems/forwardKinematics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from '../scene/schema';
-import { SceneError } from '../scene/load';
-import { formatPath } from '../scene/check';
+import { issuesFromZod, SceneError } from '../scene/load';
+import { checkSettingsLimits } from '../scene/check';
 import type { Settings } from '../scene/types';
 import { quatMulConjA, quatRotate } from '../math/quat';
 
@@ -33,10 +33,9 @@ export function setControlPointActive(world: PhysikWorld, cp: number, active: bo
 /** Change a rig's settings; throws (world unchanged) when a value is out of range. */
 export function setSettings(world: PhysikWorld, rig: number, patch: Partial<Settings>): void {
   const record = findRig(world, rig);
-  const parsed = settingsPatchSchema.safeParse(patch);
-  if (!parsed.success) {
-    throw new SceneError(parsed.error.issues.map((i) => ({ path: formatPath(['settings', ...i.path]), message: i.message })));
-  }
+  const parsed = settingsPatchSchema.safeParse(patch, { reportInput: true });
+  const issues = [...(parsed.success ? [] : issuesFromZod(parsed.error.issues, ['settings'])), ...checkSettingsLimits(patch, ['settings'])];
+  if (!parsed.success || issues.length) throw new SceneError(issues, `rig "${record.name}"`);
   Object.assign(record.settings, parsed.data);
   applyDerivedSettings(world, record);
 }

@@ -5,6 +5,7 @@
  */
 import type { PhysikWorld, RigRecord } from './world';
 import { len3 } from '../math/quat';
+import { MAX_MAGNITUDE } from '../scene/check';
 
 /** The pivot of polar interpolation for control point cp, written to out[0..2]. */
 export function interpolationPivot(world: PhysikWorld, rig: RigRecord, cp: number, out: Float64Array): void {
@@ -24,6 +25,9 @@ const pivot = new Float64Array(3);
 export function setTargetOf(world: PhysikWorld, rig: RigRecord, cp: number, x: number, y: number, z: number): void {
   if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
     throw new Error(`target of control point "${rig.controlPointNames[rig.controlPoints.indexOf(cp)]}" must be three finite numbers, got [${x}, ${y}, ${z}]`);
+  }
+  if (Math.abs(x) > MAX_MAGNITUDE || Math.abs(y) > MAX_MAGNITUDE || Math.abs(z) > MAX_MAGNITUDE) {
+    throw new Error(`target of control point "${rig.controlPointNames[rig.controlPoints.indexOf(cp)]}" must be three numbers from -1e9 to 1e9 (larger ones overflow the simulation), got [${x}, ${y}, ${z}]`);
   }
   const { ControlPoint } = world.physik;
   const c3 = cp * 3;

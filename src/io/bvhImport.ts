@@ -18,7 +18,7 @@
  */
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
-import { baseName, defaultControlPoints, ImportError, jointsToRig, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
+import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export const bvhChannelNames = ['Xposition', 'Yposition', 'Zposition', 'Xrotation', 'Yrotation', 'Zrotation'] as const;
 export type BvhChannelName = (typeof bvhChannelNames)[number];
@@ -168,6 +168,7 @@ export function parseBvh(text: string, file?: string): ParsedBvh {
         if (!channels) fail(`expected CHANNELS in ${label} before ${quote(t)}`, t.line);
         if (word === '}') break;
         if (word === 'JOINT') {
+          if (open.length >= MAX_IMPORT_DEPTH) fail(`joints nested more than ${MAX_IMPORT_DEPTH} levels deep (JOINT inside ${label}); at most ${MAX_IMPORT_DEPTH} are supported`, t.line);
           parseJoint(t, index);
         } else {
           if (is(peek(), 'SITE') && peek()!.line === t.line) pos++;

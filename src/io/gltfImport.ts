@@ -29,7 +29,7 @@ import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { Vector3, type Object3D } from 'three';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
-import { baseName, defaultControlPoints, ImportError, jointsToRig, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
+import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {
   /** Which skin's joints to take (default 0). */
@@ -125,11 +125,22 @@ function nodeParents(nodes: unknown[], fail: (m: string) => never): number[] {
       parent[c as number] = i;
     }
   });
+  // Cycles and depths in one pass (linear: each node's depth is memoised once its chain is known).
+  const depth = new Int32Array(nodes.length).fill(-1); // -1 not yet known, -2 on the current walk
+  const walk: number[] = [];
   for (let i = 0; i < nodes.length; i++) {
+    walk.length = 0;
     let c = i;
-    for (let steps = 0; parent[c]! >= 0; steps++) {
-      if (steps > nodes.length) fail(`${label(i)} is in a cycle of node children`);
+    while (c >= 0 && depth[c] === -1) {
+      depth[c] = -2;
+      walk.push(c);
       c = parent[c]!;
+    }
+    if (c >= 0 && depth[c] === -2) fail(`${label(c)} is in a cycle of node children`);
+    let d = c >= 0 ? depth[c]! : -1;
+    for (let k = walk.length - 1; k >= 0; k--) {
+      depth[walk[k]!] = ++d;
+      if (d >= MAX_IMPORT_DEPTH) fail(`${label(walk[k]!)} is nested more than ${MAX_IMPORT_DEPTH} levels deep in the node hierarchy; at most ${MAX_IMPORT_DEPTH} are supported`);
     }
   }
   return parent;

@@ -84,6 +84,13 @@ export interface ImportedRig {
   up: 'y' | 'z';
 }
 
+/**
+ * Deepest joint nesting an import reads (a real skeleton is tens of levels deep). Readers
+ * recurse over the hierarchy (three.js's GLTFLoader overflows the stack at about 2000 levels),
+ * so deeper files are refused with this limit named instead.
+ */
+export const MAX_IMPORT_DEPTH = 1000;
+
 /** An import failed; the message starts with the file name when one is known. */
 export class ImportError extends Error {
   override name = 'ImportError';

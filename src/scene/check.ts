@@ -10,6 +10,22 @@ export interface SceneIssue {
   message: string;
 }
 
+/**
+ * Practical limits: values the schema's types allow but that would hang or overflow a run.
+ * - MAX_BONES: bones in one rig (the benchmarks build 10,000-bone chains and trees; building a
+ *   rig is quadratic in its bones, so 100,000 would take many minutes).
+ * - MAX_STEPS: a scene's `steps` (the CLI's `--steps` cap).
+ * - MAX_MAGNITUDE: any number of a scene, a settings patch, a control point or a target. A
+ *   finite 1e308 passes "finite" but its square (a bone's inertia, a spring's energy) is
+ *   Infinity, and NaN follows within a step; up to 1e9 every product the step forms stays finite.
+ * - MAX_PASSES: `settings.maxPasses`. A cap of 1e9 passes with an epsilon the solve cannot
+ *   reach runs for hours per step.
+ */
+export const MAX_BONES = 10_000;
+export const MAX_STEPS = 10_000_000;
+export const MAX_MAGNITUDE = 1e9;
+export const MAX_PASSES = 1_000_000;
+
 /** `['rig', 'bones', 3, 'mass']` → `rig.bones[3].mass`; the empty path is `(root)`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -130,5 +146,60 @@ export function checkReferences(data: unknown): SceneIssue[] {
       if (!pointIndex.has(key)) add(['expect', 'targets', key], `unknown control point "${key}" ${known(pointIndex.keys())}`);
     }
   }
+  return issues;
+}
+
+/** Every number under `data` (at `path`) beyond ±MAX_MAGNITUDE; iterative (input may nest deeply). */
+export function checkMagnitudes(data: unknown, path: PropertyKey[] = []): SceneIssue[] {
+  const issues: SceneIssue[] = [];
+  const stack: [unknown, PropertyKey[]][] = [[data, path]];
+  while (stack.length && issues.length < 20) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v) && Math.abs(v) > MAX_MAGNITUDE) {
+        issues.push({ path: formatPath(at), message: `expected a number from -1e9 to 1e9 (larger ones overflow the simulation), got ${v}` });
+      }
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...at, i]]);
+    } else if (isObject(v)) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push([v[keys[i]!], [...at, keys[i]!]]);
+    }
+  }
+  return issues;
+}
+
+/** A settings patch's practical limits (the schema checks the types and ranges). */
+export function checkSettingsLimits(settings: unknown, path: PropertyKey[]): SceneIssue[] {
+  const issues = checkMagnitudes(settings, path);
+  const passes = field(settings, 'maxPasses');
+  if (typeof passes === 'number' && passes > MAX_PASSES && passes <= MAX_MAGNITUDE) {
+    issues.push({ path: formatPath([...path, 'maxPasses']), message: `expected at most ${MAX_PASSES} passes per step (0 means 5 × joints²), got ${passes}` });
+  }
+  return issues;
+}
+
+/** Rigs too big to build in reasonable time; checked before anything else (a quick refusal). */
+export function checkSize(data: unknown): SceneIssue[] {
+  const bones = field(field(data, 'rig'), 'bones');
+  if (Array.isArray(bones) && bones.length > MAX_BONES) {
+    return [{ path: 'rig.bones', message: `expected at most ${MAX_BONES} bones, got ${bones.length}` }];
+  }
+  return [];
+}
+
+/** Practical limits of a whole scene: steps, magnitudes and settings (see MAX_*). */
+export function checkLimits(data: unknown): SceneIssue[] {
+  const issues: SceneIssue[] = [];
+  const steps = field(data, 'steps');
+  if (typeof steps === 'number' && steps > MAX_STEPS && steps <= MAX_MAGNITUDE) {
+    issues.push({ path: 'steps', message: `expected at most ${MAX_STEPS} steps, got ${steps}` });
+  }
+  issues.push(...checkMagnitudes(field(data, 'steps'), ['steps']));
+  for (const key of ['rig', 'controlPoints', 'script']) issues.push(...checkMagnitudes(field(data, key), [key]));
+  issues.push(...checkSettingsLimits(field(data, 'settings'), ['settings']));
+  list(field(field(data, 'expect'), 'compare')).forEach((c, i) => {
+    issues.push(...checkSettingsLimits(field(field(c, 'variant'), 'settings'), ['expect', 'compare', i, 'variant', 'settings']));
+  });
   return issues;
 }

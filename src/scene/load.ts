@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { ControlPointDescription, Scene } from './types';
 import { controlPointSchema, sceneSchema } from './schema';
-import { checkReferences, formatPath, type SceneIssue } from './check';
+import { checkLimits, checkMagnitudes, checkReferences, checkSize, formatPath, type SceneIssue } from './check';
 
 export type { SceneIssue } from './check';
 
@@ -47,6 +47,14 @@ const typeNames: Record<string, string> = {
   object: 'an object',
   record: 'an object',
 };
+
+/**
+ * Zod issues as scene issues ("expected X, got Y", one per unknown key), their paths under
+ * `prefix` (e.g. `['settings']`). Parse with `{ reportInput: true }` so "got" can show the value.
+ */
+export function issuesFromZod(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): SceneIssue[] {
+  return issues.flatMap((iss) => fromZod({ ...iss, path: [...prefix, ...iss.path] } as z.core.$ZodIssue));
+}
 
 /** Turn one zod issue into "expected X, got Y" messages (one per unknown key). */
 function fromZod(iss: z.core.$ZodIssue): SceneIssue[] {
@@ -90,9 +98,12 @@ export function validateScene(
   file?: string,
 ): { ok: true; scene: Scene } | { ok: false; issues: SceneIssue[] } {
   void file;
+  // A rig too big to build is refused before the (then slow) full validation.
+  const size = checkSize(data);
+  if (size.length) return { ok: false, issues: size };
   const result = sceneSchema.safeParse(data, { reportInput: true });
   // Reference checks run even when the schema fails, so one pass reports everything.
-  const issues = [...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...checkReferences(data)];
+  const issues = [...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...checkReferences(data), ...checkLimits(data)];
   if (result.success && issues.length === 0) return { ok: true, scene: result.data };
   return { ok: false, issues };
 }
@@ -110,8 +121,9 @@ export function parseScene(data: unknown, file?: string): Scene {
  */
 export function parseControlPoint(data: unknown, where = 'controlPoint'): ControlPointDescription {
   const result = controlPointSchema.safeParse(data, { reportInput: true });
-  if (result.success) return result.data as ControlPointDescription;
-  throw new SceneError(result.error.issues.flatMap(fromZod).map((i) => ({
+  const limits = checkMagnitudes(data);
+  if (result.success && limits.length === 0) return result.data as ControlPointDescription;
+  throw new SceneError([...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...limits].map((i) => ({
     ...i,
     path: i.path === '(root)' ? where : i.path.startsWith('[') ? `${where}${i.path}` : `${where}.${i.path}`,
   })));
@@ -141,21 +153,101 @@ function findBareNumber(text: string): { index: number; token: string } | undefi
   return undefined;
 }
 
+/**
+ * Index of the first character that makes `text` invalid JSON (`text.length` when it ends
+ * too early), or -1 when it is valid. V8's messages give no position for an unexpected token;
+ * this finds one, so every syntax error can name its line. Iterative: any nesting depth.
+ */
+export function jsonErrorIndex(text: string): number {
+  const n = text.length;
+  const stack: string[] = [];
+  let i = 0;
+  const ws = () => { while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++; };
+  const str = (): boolean => { // at '"'; moves past the closing quote
+    for (i++; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34) { i++; return true; }
+      if (c < 0x20) return false;
+      if (c === 92) {
+        const e = text[++i];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) return false;
+          i += 4;
+        } else if (e === undefined || !'"\\/bfnrt'.includes(e)) return false;
+      }
+    }
+    return false;
+  };
+  const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+  let wantValue = true;
+  for (;;) {
+    ws();
+    if (wantValue) {
+      const c = text[i];
+      if (c === '{' || c === '[') {
+        stack.push(c);
+        i++;
+        ws();
+        if (text[i] === (c === '{' ? '}' : ']')) { stack.pop(); i++; wantValue = false; continue; }
+        if (c === '[') continue;
+      } else if (c === '"') {
+        if (!str()) return Math.min(i, n);
+        wantValue = false;
+        continue;
+      } else {
+        literal.lastIndex = i;
+        if (!literal.test(text)) return i;
+        i = literal.lastIndex;
+        wantValue = false;
+        continue;
+      }
+      // an object's key
+      if (text[i] !== '"' || !str()) return Math.min(i, n);
+      ws();
+      if (text[i] !== ':') return i;
+      i++;
+      continue;
+    }
+    const top = stack.at(-1);
+    if (top === undefined) return i < n ? i : -1;
+    const c = text[i];
+    if (c === (top === '{' ? '}' : ']')) { stack.pop(); i++; continue; }
+    if (c !== ',') return i;
+    i++;
+    wantValue = true;
+    if (top === '{') {
+      ws();
+      if (text[i] !== '"' || !str()) return Math.min(i, n);
+      ws();
+      if (text[i] !== ':') return i;
+      i++;
+    }
+  }
+}
+
 /** Parse JSON text, then the scene. JSON syntax errors name the line and column when known. */
 export function parseSceneText(text: string, file?: string): Scene {
   let data: unknown;
+  if (typeof text !== 'string') throw new SceneError([{ path: '(root)', message: `expected the text of a scene file, got ${describe(text)}` }], file);
+  text = text.replace(/^\uFEFF/, ''); // a UTF-8 byte order mark (Windows editors) is not an error
   try {
     data = JSON.parse(text);
   } catch (e) {
     const raw = e instanceof Error ? e.message : String(e);
     // V8 reports "... at position N" for most errors but not for an unexpected token.
     const pos = /at position (\d+)/.exec(raw);
+    const at = pos ? Number(pos[1]) : jsonErrorIndex(text);
     const bare = findBareNumber(text);
+    const what = raw.replace(/ in JSON at position.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
     let message: string;
-    if (bare && (!pos || Number(pos[1]) >= bare.index)) {
+    if (text.trim() === '') {
+      message = 'empty file (expected a scene: a JSON object with name and rig)';
+    } else if (bare && (at < 0 || at >= bare.index)) {
       message = `invalid JSON at ${lineColumn(text, bare.index)}: ${bare.token} is not allowed in JSON (use a finite number)`;
-    } else if (pos) {
-      message = `invalid JSON at ${lineColumn(text, Number(pos[1]))}: ${raw.replace(/ in JSON at position.*$/s, '')}`;
+    } else if (at >= text.length) {
+      message = `invalid JSON at ${lineColumn(text, text.length)}: the text ends before the JSON is complete (file truncated?)`;
+    } else if (at >= 0) {
+      message = `invalid JSON at ${lineColumn(text, at)}: ${what}`;
     } else {
       message = `invalid JSON: ${raw}`;
     }
