@@ -318,9 +318,20 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
   const { create, note } = await loadRapierMirror();
   if (!create) return { available: false, note, rows: [], humanoidVsRapier: null, humanoidVsRapierMultibody: null };
   const rows: RapierRow[] = [];
-  const rigs: [string, () => RigInput, number][] = [['humanoid', () => humanoidInput(), 18]];
+  // a rig to mirror: a fresh one per repeat (a Rapier world cannot be put back); the
+  // 10,000-bone rigs are the step section's, put back to their start (building one takes seconds)
+  type Source = () => { world: PhysikWorld; rig: number } | null;
+  const fresh = (input: () => RigInput): Source => () => { const world = createPhysikWorld(); return { world, rig: addRig(world, input()).rig }; };
+  const rigs: [string, Source, number][] = [['humanoid', fresh(() => humanoidInput()), 18]];
   for (const family of ['chain', 'tree'] as const) {
-    for (const n of [10, 100, 1000]) rigs.push([`${family} ${n}`, () => (family === 'chain' ? chainInput(n, passCap(n)) : treeInput(n, passCap(n))), n]);
+    for (const n of [10, 100, 1000]) rigs.push([`${family} ${n}`, fresh(() => (family === 'chain' ? chainInput(n, passCap(n)) : treeInput(n, passCap(n)))), n]);
+    rigs.push([`${family} 10000`, () => {
+      const b = stepSec?.built.get(`${family} 10000`);
+      if (!b) return null;
+      restoreRig(b.world, b.rig, b.snapshot);
+      setSettings(b.world, b.rig, { interJoint: 'exact' });
+      return { world: b.world, rig: b.rig };
+    }, 10_000]);
   }
   // Rapier is WebAssembly: its code tiers up over the first few hundred steps, so a humanoid
   // runs 600 steps first (PhysIK's step is stepped beside it, as in every row)
@@ -334,11 +345,11 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
       m.dispose();
     }
   }
-  for (const [name, input, bones] of rigs) {
+  for (const [name, source, bones] of rigs) {
     const physikStepSectionUs = stepSec?.cases.find((r) => r.name === `${name} exact`)?.usPerStep.median ?? NaN;
     for (const jointModel of ['impulse', 'multibody'] as const) {
-      const steps = bones >= 1000 ? 20 : jointModel === 'multibody' && bones >= 100 ? 10 : 200;
-      const repeats = bones >= 100 ? 3 : 10;
+      const steps = bones >= 10_000 ? 10 : bones >= 1000 ? 20 : jointModel === 'multibody' && bones >= 100 ? 10 : 200;
+      const repeats = bones >= 10_000 ? 1 : bones >= 100 ? 3 : 10;
       const base = { rig: name, bones, jointModel, steps, repeats, physikUs: NaN, physikStepSectionUs };
       if (jointModel === 'multibody' && bones > MULTIBODY_MAX_BONES) {
         rows.push({ ...base, mirrorUs: null, worldStepUs: null, ratio: null, ratioMirror: null, finite: true, note: `skipped: multibody cost grows ~bones³ (see the ${MULTIBODY_MAX_BONES}-bone rows)` });
@@ -350,8 +361,9 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
       for (let r = 0; r < repeats; r++) {
         // a fresh rig and mirror per repeat (a Rapier world cannot be put back), the PhysIK
         // world stepped beside it (not timed) so the mirror follows the same moving targets
-        const world = createPhysikWorld();
-        const { rig } = addRig(world, input());
+        const src = source();
+        if (!src) { refused = 'the step section did not build this rig'; break; }
+        const { world, rig } = src;
         let m: Mirror;
         try { m = await create(world, rig, { jointModel }); } catch (err) { refused = (err as Error).message; break; }
         const inner = wrapWorldStep(m);
@@ -370,7 +382,7 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
         finite &&= m.finite();
         m.dispose();
       }
-      if (refused) { rows.push({ ...base, mirrorUs: null, worldStepUs: null, ratio: null, ratioMirror: null, finite: true, note: `mirror refused: ${refused}` }); continue; }
+      if (refused) { rows.push({ ...base, mirrorUs: null, worldStepUs: null, ratio: null, ratioMirror: null, finite: true, note: refused.startsWith('the step') ? `skipped: ${refused}` : `mirror refused: ${refused}` }); continue; }
       const mirrorUs = spread(mirrorTimes), worldStepUs = worldTimes.length ? spread(worldTimes) : null;
       // the PhysIK step timed in the same loop (the same load on a shared machine) is the one compared
       const physikUs = spread(physikTimes).median;
@@ -585,7 +597,8 @@ async function main(): Promise<void> {
   const only = onlyArg ? new Set(onlyArg.replace(/^--only=/, '').split(',')) : null;
   for (const s of only ?? []) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section "${s}" (sections: ${SECTIONS.join(', ')})`);
   const want = (s: Section) => !only || only.has(s);
-  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` };
+  // the load average says how shared the machine was while measuring (other processes' work)
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}`, loadAtStart: os.loadavg()[0]!, loadAtEnd: NaN };
   const started = performance.now();
 
   const stepSec = want('step') ? stepSection() : null;
@@ -598,6 +611,7 @@ async function main(): Promise<void> {
   const alloc = want('alloc') ? await allocSection() : null;
   const goalRows = goals({ step: stepSec, rapier, peers, crowd, alloc });
   const seconds = (performance.now() - started) / 1000;
+  machine.loadAtEnd = os.loadavg()[0]!;
 
   if (json) {
     const { built: _built, ...stepJson } = stepSec ?? { built: null };
@@ -623,7 +637,7 @@ async function main(): Promise<void> {
     })}\n`);
     return;
   }
-  const out = [`machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}`, ''];
+  const out = [`machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}; 1-minute load average ${f(machine.loadAtStart, 2)} at the start, ${f(machine.loadAtEnd, 2)} at the end`, ''];
   if (stepSec) out.push('== PhysIK step ==', ...formatStep(stepSec), '');
   if (rapier) out.push('== Rapier (src/rapier mirror) ==', ...formatRapier(rapier), '');
   if (peers) out.push('== kinematic solvers against their JS peers ==', ...formatPeersSummary(peers), '');
