@@ -44,7 +44,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED } fr
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
 import { solved } from './common';
-import { AIM, beginPass, boneName, endPass, hingeTwist, maxGoalError } from './twoBone';
+import { AIM, beginPass, boneName, endPass, hingeTwist, maxGoalError, maxGoalErrorOut } from './twoBone';
 
 const EPS = 1e-12;
 
@@ -355,7 +355,8 @@ export function massSpringSolve(world: PhysikWorld, rig: RigRecord): SolveResult
     }
   }
   const ok = endPass(world, rig, pass);
-  const err = maxGoalError(world, rig);
+  maxGoalError(world, rig);
+  const err = maxGoalErrorOut[0]!;
   let status: number;
   if (!ok || !Number.isFinite(err)) status = STATUS_DIVERGED;
   else if (err <= tol) status = STATUS_CONVERGED;

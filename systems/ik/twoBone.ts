@@ -170,7 +170,12 @@ export function effectorLocal(world: PhysikWorld, cp: number, out: Float64Array,
 
 
 /** Largest distance from an active goal's attachment to its effective target. */
-export function maxGoalError(world: PhysikWorld, rig: RigRecord): number {
+/**
+ * The largest distance of an active goal's attachment to its effective target (NaN if
+ * non-finite), into maxGoalErrorOut[0]: a returned double would be boxed, an allocation per call.
+ */
+export const maxGoalErrorOut = new Float64Array(1);
+export function maxGoalError(world: PhysikWorld, rig: RigRecord): void {
   const { ControlPoint } = world.physik;
   let worst = 0;
   for (let i = 0; i < rig.controlPoints.length; i++) {
@@ -182,14 +187,15 @@ export function maxGoalError(world: PhysikWorld, rig: RigRecord): number {
     const e = Math.sqrt(ex * ex + ey * ey + ez * ez);
     if (!(e <= worst)) worst = e; // NaN propagates as "worst"
   }
-  return worst;
+  maxGoalErrorOut[0] = worst;
 }
 
 /** Status of a closed-form solve: converged within tolerance, else stalled; diverged if something was not finite. */
 export function closedFormStatus(world: PhysikWorld, rig: RigRecord, failed: boolean): number {
   if (failed) return STATUS_DIVERGED;
   const tol = rig.settings.ikTolerance * world.physik.Rig.height[rig.eid]!;
-  const e = maxGoalError(world, rig);
+  maxGoalError(world, rig);
+  const e = maxGoalErrorOut[0]!;
   if (!Number.isFinite(e)) return STATUS_DIVERGED;
   return e <= tol ? STATUS_CONVERGED : STATUS_STALLED;
 }
