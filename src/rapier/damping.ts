@@ -12,14 +12,18 @@
  *   I_eff ω₁ = I ω₀ + dt τ  (bone frame)  I_eff = I (1 + β dt) + 2c dt (L/2)² on x and z,
  *                                         I_y (1 + β dt) on the bone's axis
  *
- * and Rapier can do exactly that: each body gets the effective mass and inertia as its mass
- * properties, and before each step its velocities are set to m v₀ / m_eff and
- * I_eff⁻¹ I ω₀; Rapier's step then adds dt·F/m_eff (and the joints' impulses, which see the
- * effective masses, as in PhysIK's joint solve) and integrates positions with the result
- * (with one Rapier substep, as semi-implicit Euler: the mirror's default).
+ * and Rapier can do exactly that, as the core does: each body gets the effective mass and
+ * inertia as its mass properties, and the explicit part of the damping, −(m_eff − m)/dt v₀ =
+ * −2c v₀ and −(I_eff − I)/dt ω₀ = −(β I + c L²/2) ω₀ per bone axis, as a force and torque;
+ * then m_eff (v₁ − v₀) = dt (F − 2c v₀) is the line above. Rapier's step solves its joints
+ * against the effective masses (as PhysIK's joint solve does) and integrates positions with
+ * v₁ (with one Rapier substep, as semi-implicit Euler: the mirror's default). Setting the
+ * velocities instead of applying the force gave the same numbers, but multibody links take
+ * no velocity from outside.
  * c is the bone's own coefficient (`Bone.damping`: the setting, or automatic damping's). The
  * paper's explicit mode is mirrored as explicit forces −2c v and torques −(c L²/2) ω⊥ on
- * plain masses; 'halve' halves the ω₀ the mirror reads back.
+ * plain masses; 'halve' halves the ω₀ the mirror reads back (and a torque −I ω₀/dt takes the
+ * body's own ω' = 2 ω₀ down to it).
  */
 import type { PhysikWorld, RigRecord } from '../core/world';
 

@@ -91,15 +91,16 @@ export function summarisePlan(plan: readonly JointPlanEntry[]): string {
 /** What Rapier does itself and what the mirror emulates (README and `physik crosscheck --help`). */
 export const capabilityTable = `| rig feature | Rapier, impulse joints (default) | Rapier, multibody joints |
 | --- | --- | --- |
-| bone | dynamic body at the bone's centre, the bone's mass and solid-cylinder inertia, no collider | same |
-| free joint (no limits) | spherical joint (Rapier) | spherical multibody joint (Rapier) |
-| one unlocked axis, others [0, 0] (elbow, knee) | revolute joint (Rapier); its limit by Rapier's setLimits (a hard limit, PhysIK's is a stiff spring) | revolute multibody joint (Rapier); its limit emulated |
-| all axes [0, 0] (collarbone, hip) | fixed joint (Rapier) | fixed multibody joint (Rapier) |
-| limits on two or three axes (wrist, ankle, neck) | spherical joint (Rapier) + emulated limits | same |
-| emulated limit | PhysIK's torsion spring each step (same per-axis angles in the joint frame, stiffness κ × the bone's limit inertia, same torque direction and cap), torque on the bone and its opposite on the parent; explicit, so without PhysIK's implicit dt² term | same |
-| PhysIK's hard stop a little past a limit | not mirrored | not mirrored |
-| pinned root | spherical joint to a fixed body at the pin | the same joint as the multibody's first link |
+| bone | dynamic body at the bone's centre: the bone's mass and solid-cylinder inertia, no collider | same |
+| joint with no limits | spherical joint (Rapier) | spherical (Rapier) |
+| one open axis, the others [0, 0] (elbow, knee) | revolute joint; its limit by Rapier (\`setLimits\`, a hard limit where PhysIK's is a stiff spring) | revolute; its limit emulated |
+| every axis [0, 0] (collarbone, hip) | fixed joint (Rapier) | fixed (Rapier) |
+| two open axes, one [0, 0] (twist-free links) | generic joint, that axis locked by Rapier; the open axes' limits emulated | spherical, all three emulated (a two-axis multibody joint panics in Rapier 0.21) |
+| limits on three open axes (wrist, ankle, neck) | spherical joint; limits emulated | same |
+| emulated limit | PhysIK's torsion spring, same angles (joint-frame rotation vector), stiffness (κ × limit inertia, hard stop 50× past its band) and damping k·dt, through the joint's angular motors (force-based, solved implicitly by Rapier); torque along the joint-frame axis (PhysIK's default is the conservative direction, equal to second order) | the same torque applied by the mirror, with PhysIK's implicit term as extra isotropic inertia 2k dt² on both bones |
+| pinned root | spherical joint to a fixed body at the pin | same, as the multibody's first link |
 | floating root | free body | free multibody root |
-| control springs | force at the attachment point each step, same law (linear or capped), toward the effective target read from the PhysIK world | same |
-| damping at both bone ends, F = −c v | Rapier's linear damping 2c/m (exact for the centre's velocity) and angular damping (c L²/2)/I⊥ + β (exact about the transverse axes; Rapier's one rate also damps spin about the bone's axis, where PhysIK only applies β); implicit per body, not through the joints as PhysIK's | the same rates set on the links |
-| gravity | none (PhysIK has none; \`gravity\` is a massSpring setting) | none |`;
+| control springs | force at the attachment point, same law (linear or capped) toward the effective target read from the PhysIK world each step; PhysIK's implicit spring terms (−k dt v, extra mass and inertia) as PhysIK applies them | same |
+| damping, F = −c v at both bone ends + angular | PhysIK's implicit damping exactly: effective mass m + 2c dt and inertia I(1 + β dt) + c dt L²/2 as the body's mass properties, the explicit part −2c v, −(βI + c L²/2) ω as forces (Rapier's own damping would scale velocities after the positions moved) | same |
+| gravity | none (PhysIK has none; \`gravity\` is a massSpring setting) | none |
+| integration | one substep, 4 solver iterations (Rapier's own default is 4 substeps: its positions then lag PhysIK's semi-implicit Euler) | same |`;
