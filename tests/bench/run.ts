@@ -10,7 +10,8 @@
  *          iterative joint solve and with the exact tree solve. Each rig is built once and a
  *          snapshot taken; a repeat restores the snapshot (bit-identical to a fresh rig) and
  *          times `steps` calls of step(world, 1) from the start of the move, its figure being
- *          the mean per step. Pass caps (`maxPasses`), steps that hit them ('stalled') and
+ *          the mean per step; the repeats of all cases are interleaved in rounds (see
+ *          measureInterleaved), after each case's warm-up. Pass caps (`maxPasses`), steps that hit them ('stalled') and
  *          steps the divergence guard caught ('diverged') are reported per case. The exponent a
  *          of time per step ~ bones^a is a least-squares fit on log-log over the sizes, per
  *          family and solve; exponentExact / exponentIterative are the larger of the chain and
@@ -145,6 +146,10 @@ function measureStep(c: StepCase, b: Built): StepResult {
   for (let i = 0; i < c.warmup; i++) runOnce(b, c.steps);
   const reps: Repeat[] = [];
   for (let i = 0; i < c.repeats; i++) reps.push(runOnce(b, c.steps));
+  return summarise(c, b, reps);
+}
+
+function summarise(c: StepCase, b: Built, reps: Repeat[]): StepResult {
   const s = b.world.physik.rigs[0]!.settings;
   const usPerStep = spread(reps.map((r) => r.us));
   const passesMean = reps.reduce((a, r) => a + r.passesMean, 0) / reps.length;
@@ -161,6 +166,28 @@ function measureStep(c: StepCase, b: Built): StepResult {
     divergedSteps: Math.max(...reps.map((r) => r.diverged)),
     finalTargetError: Math.max(...reps.map((r) => r.targetError)),
   };
+}
+
+/**
+ * Every case's repeats spread over the same rounds: each round runs one repeat of the cases
+ * due in it (a case's repeats evenly over the rounds), so a burst of other work on this shared
+ * machine lands on a repeat of every case, not on all repeats of one (a case measured in one
+ * block was measured twice as slow as in the next run).
+ */
+function measureInterleaved(list: { c: StepCase; b: Built }[]): StepResult[] {
+  for (const { c, b } of list) {
+    log(`step: warm-up ${c.name} (${c.warmup} × ${c.steps} steps) ...`);
+    for (let i = 0; i < c.warmup; i++) runOnce(b, c.steps);
+  }
+  const rounds = Math.max(...list.map(({ c }) => c.repeats));
+  const reps: Repeat[][] = list.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    if (r % 5 === 0) log(`step: round ${r + 1} of ${rounds} ...`);
+    list.forEach(({ c, b }, k) => {
+      if (Math.floor(((r + 1) * c.repeats) / rounds) > Math.floor((r * c.repeats) / rounds)) reps[k]!.push(runOnce(b, c.steps));
+    });
+  }
+  return list.map(({ c, b }, k) => summarise(c, b, reps[k]!));
 }
 
 const skippedStep = (c: StepCase, joints: number, reason: string): StepResult => ({
@@ -192,15 +219,15 @@ interface StepSection {
 }
 
 function stepSection(): StepSection {
-  const cases: StepResult[] = [];
   const built = new Map<string, Built>();
   const scene = humanoidScene();
   const humanoid = build(humanoidInput(scene));
   built.set('humanoid', humanoid);
+  const order: (StepCase & { skipped?: string })[] = [];
+  const list: { c: StepCase; b: Built }[] = [];
   for (const solve of ['iterative', 'exact'] as const) {
     const c: StepCase = { name: `humanoid ${solve}`, family: 'humanoid', solve, bones: scene.rig.bones.length, steps: 200, repeats: 30, warmup: 5 };
-    log(`step: ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
-    cases.push(measureStep(c, withSolve(humanoid, solve)));
+    order.push(c); list.push({ c, b: withSolve(humanoid, solve) });
   }
   for (const family of ['chain', 'tree'] as const) {
     for (const n of SIZES) {
@@ -209,12 +236,13 @@ function stepSection(): StepSection {
       if (typeof b !== 'string') built.set(`${family} ${n}`, b);
       for (const solve of ['exact', 'iterative'] as const) {
         const c: StepCase = { name: `${family} ${n} ${solve}`, family, solve, bones: n, ...plan(n, solve) };
-        if (typeof b === 'string') { cases.push(skippedStep(c, NaN, b)); continue; }
-        log(`step: ${c.name} (${c.repeats} repeats of ${c.steps} steps) ...`);
-        cases.push(measureStep(c, withSolve(b, solve)));
+        if (typeof b === 'string') { order.push({ ...c, skipped: b }); continue; }
+        order.push(c); list.push({ c, b: withSolve(b, solve) });
       }
     }
   }
+  const measured = measureInterleaved(list);
+  const cases = order.map((c) => (c.skipped ? skippedStep(c, NaN, c.skipped) : measured.find((r) => r.name === c.name)!));
   // time per step is fitted over the sizes run for the same steps (the same part of the move);
   // time per pass over every size
   const fit = (family: Family, solve: Solve, perPass = false) => {
