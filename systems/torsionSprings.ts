@@ -83,7 +83,7 @@ export function torsionSprings(world: PhysikWorld): void {
       const c1x = 2 * (fx * fy - fz * fw), c1y = 1 - 2 * (fx * fx + fz * fz), c1z = 2 * (fy * fz + fx * fw);
       const c2x = 2 * (fx * fz + fy * fw), c2y = 2 * (fy * fz - fx * fw), c2z = 1 - 2 * (fx * fx + fy * fy);
       const kappa = AngularLimit.stiffness[b]! >= 0 ? AngularLimit.stiffness[b]! : s.limitStiffness;
-      const k = s.limitStiffnessAbsolute ? kappa : kappa * Bone.limitInertia[b]!;
+      const k = kappa * (s.limitStiffnessAbsolute ? 1 : Bone.limitInertia[b]!); // one expression: a ternary of two doubles was boxed
       const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
       const px = phi[0]!, py = phi[1]!, pz = phi[2]!;
       // conservative torque: the inverse-transposed left Jacobian of the rotation vector,
