@@ -52,6 +52,34 @@ function addOuter(m: Float64Array, o: number, su: Float64Array): void {
   m[o + 3] += s * uy * uy; m[o + 4] += s * uy * uz; m[o + 5] += s * uz * uz;
 }
 
+const dir = new Float64Array(3);
+
+/**
+ * Direction in the joint frame of the torque of a limit on axis a at rotation vector φ, to
+ * out. The paper's axis torque is e_a; the conservative one (the gradient of the spring energy
+ * over the joint rotation) is J⁻ᵀ e_a = e_a + ½ φ×e_a + g2 (φ φ_a − θ² e_a), with J the left
+ * Jacobian of the rotation vector. With the axis torque the off-axis coupling at large bends
+ * is circulatory and can pump energy (flutter). Shared with the Rapier mirror's emulated limits.
+ */
+export function limitTorqueDirection(out: Float64Array, phi: Float64Array, a: number, conservative: boolean): void {
+  const px = phi[0]!, py = phi[1]!, pz = phi[2]!, theta = phi[a]!;
+  const th2 = px * px + py * py + pz * pz;
+  let half = 0, g2 = 0;
+  if (conservative) {
+    half = 0.5;
+    if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
+    else {
+      const th = Math.sqrt(th2);
+      g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
+    }
+  }
+  let e0 = g2 * px * theta, e1 = g2 * py * theta, e2 = g2 * pz * theta;
+  if (a === 0) { e0 += 1 - g2 * th2; e1 += half * pz; e2 -= half * py; }
+  else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * pz; e2 += half * px; }
+  else { e2 += 1 - g2 * th2; e0 += half * py; e1 -= half * px; }
+  out[0] = e0; out[1] = e1; out[2] = e2;
+}
+
 // axis and scale for addOuter (arrays, not arguments: V8 boxes floating-point arguments)
 const scaledAxis = new Float64Array(4);
 
@@ -85,20 +113,6 @@ export function torsionSprings(world: PhysikWorld): void {
       const kappa = AngularLimit.stiffness[b]! >= 0 ? AngularLimit.stiffness[b]! : s.limitStiffness;
       const k = kappa * (s.limitStiffnessAbsolute ? 1 : Bone.limitInertia[b]!); // one expression: a ternary of two doubles was boxed
       const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
-      const px = phi[0]!, py = phi[1]!, pz = phi[2]!;
-      // conservative torque: the inverse-transposed left Jacobian of the rotation vector,
-      // J⁻ᵀ = I + ½[φ]× + g2 [φ]×²; with the axis torque instead (g2 = half = 0) the
-      // off-axis coupling at large bends is circulatory and can pump energy (flutter)
-      const th2 = px * px + py * py + pz * pz;
-      let half = 0, g2 = 0;
-      if (conservative) {
-        half = 0.5;
-        if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
-        else {
-          const th = Math.sqrt(th2);
-          g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
-        }
-      }
       let tx = 0, ty = 0, tz = 0;
       for (let a = 0; a < 3; a++) {
         const theta = phi[a]!;
@@ -111,11 +125,8 @@ export function torsionSprings(world: PhysikWorld): void {
         if (theta > hi) excess = theta - hi;
         else if (theta < lo) excess = theta - lo;
         if (excess === 0) continue;
-        // direction of the torque in the joint frame: e_a + half φ×e_a + g2 (φ φ_a − θ² e_a)
-        let e0 = g2 * px * theta, e1 = g2 * py * theta, e2 = g2 * pz * theta;
-        if (a === 0) { e0 += 1 - g2 * th2; e1 += half * pz; e2 -= half * py; }
-        else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * pz; e2 += half * px; }
-        else { e2 += 1 - g2 * th2; e0 += half * py; e1 -= half * px; }
+        limitTorqueDirection(dir, phi, a, conservative);
+        const e0 = dir[0]!, e1 = dir[1]!, e2 = dir[2]!;
         // in world
         const ux = c0x * e0 + c1x * e1 + c2x * e2;
         const uy = c0y * e0 + c1y * e1 + c2y * e2;

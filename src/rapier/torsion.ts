@@ -25,7 +25,9 @@ import type { PhysikWorld, RigRecord } from '../core/world';
 import type { Settings } from '../scene/types';
 import type { AngularLimitStore, BoneStore } from '../../components';
 import { quatMulConjA, quatToRotationVector } from '../math/quat';
-import { HARD_STOP_FACTOR } from '../../systems/torsionSprings';
+import { HARD_STOP_FACTOR, limitTorqueDirection } from '../../systems/torsionSprings';
+
+const dir = new Float64Array(3);
 
 export { HARD_STOP_FACTOR };
 
@@ -107,28 +109,15 @@ export function emulatedTorsion(
     const c1x = 2 * (fx * fy - fz * fw), c1y = 1 - 2 * (fx * fx + fz * fz), c1z = 2 * (fy * fz + fx * fw);
     const c2x = 2 * (fx * fz + fy * fw), c2y = 2 * (fy * fz - fx * fw), c2z = 1 - 2 * (fx * fx + fy * fy);
     const k = limitStiffness(world, s, b);
-    const px = phi[0]!, py = phi[1]!, pz = phi[2]!;
-    const th2 = px * px + py * py + pz * pz;
-    let half = 0, g2 = 0;
-    if (conservative) {
-      half = 0.5;
-      if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
-      else {
-        const th = Math.sqrt(th2);
-        g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
-      }
-    }
     let tx = 0, ty = 0, tz = 0;
     for (let a = 0; a < 3; a++) {
       if (!emulate[i3 + a]) continue;
       const theta = phi[a]!;
       const excess = limitExcess(AngularLimit, s, b, a, theta);
       if (excess === 0) continue;
-      // torque direction in the joint frame (e_a for the axis torque)
-      let e0 = g2 * px * theta, e1 = g2 * py * theta, e2 = g2 * pz * theta;
-      if (a === 0) { e0 += 1 - g2 * th2; e1 += half * pz; e2 -= half * py; }
-      else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * pz; e2 += half * px; }
-      else { e2 += 1 - g2 * th2; e0 += half * py; e1 -= half * px; }
+      // torque direction in the joint frame (e_a for the axis torque), as PhysIK's
+      limitTorqueDirection(dir, phi, a, conservative);
+      const e0 = dir[0]!, e1 = dir[1]!, e2 = dir[2]!;
       const ux = c0x * e0 + c1x * e1 + c2x * e2;
       const uy = c0y * e0 + c1y * e1 + c2y * e2;
       const uz = c0z * e0 + c1z * e1 + c2z * e2;
