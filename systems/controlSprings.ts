@@ -19,6 +19,7 @@
  * the same as with the explicit spring (the paper's).
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { SPRING_CAPPED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
 import { len3 } from '../src/math/quat';
@@ -27,8 +28,9 @@ export function controlSprings(world: PhysikWorld): void {
   const { Bone, ControlPoint } = world.physik;
   const { force, torque, centre, head, vel, angVel, effMass, effInertiaWorld } = Bone;
   const { attachment, effective, springForce } = ControlPoint;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const implicitDt = rig.settings.springImplicit ? rig.settings.dt : 0;
     for (let ci = 0; ci < rig.controlPoints.length; ci++) {

@@ -14,6 +14,7 @@
  * halving of angular velocity each step, done by the integrator.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { applyDerivedSettings } from '../src/core/rig';
 import { quatRotateArr, quatRotateInvArr, rotatedDiagonalArr } from '../src/math/quat';
 
@@ -24,8 +25,9 @@ const derivedFor = new WeakMap<RigRecord, number>();
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
   const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     if (derivedFor.get(rig) !== rig.controlPointsVersion) {

@@ -10,10 +10,12 @@
  * solvers) added up.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import type { BoneStore, RigStore } from '../components';
 
 export function forwardKinematics(world: PhysikWorld): void {
-  const { Bone, Rig, rigs } = world.physik;
+  const { Bone, Rig } = world.physik;
+  const rigs = steppingRigs(world);
   const { rot, head, tail, centre, length, attach, parent, angVel, vel, headVel } = Bone;
   const { pinned, pin } = Rig;
   for (let ri = 0; ri < rigs.length; ri++) {

@@ -13,14 +13,16 @@
  * state with zero velocity and the step is reported as diverged; NaN is never written.
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { quatRotateByVector, len3 } from '../src/math/quat';
 import { STATUS_DIVERGED } from '../components';
 
 export function integrate(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const { rot, angVel, acc, angAcc, vel, centre } = Bone;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const dt = s.dt;

@@ -22,6 +22,7 @@
  * centripetal term ω × (ω × r) of a point's acceleration (left out of eq. 2) is a setting.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
@@ -310,8 +311,9 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
 
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const nJoints = rig.joints.length;

@@ -8,6 +8,7 @@
  * copied through subarray views, one allocation per bone and step).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { kinematicSolvers } from './ik/registry';
 import { STATUS_DIVERGED } from '../components';
@@ -18,7 +19,8 @@ const dq = new Float64Array(4);
 const w = new Float64Array(3);
 
 export function kinematicSolve(world: PhysikWorld): void {
-  const { Bone, Rig, rigs } = world.physik;
+  const { Bone, Rig } = world.physik;
+  const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig: RigRecord = rigs[ri]!;
     if (rig.settings.solver === 'physik') continue;

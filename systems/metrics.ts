@@ -5,6 +5,7 @@
  * restSpeed × height per second; `restSince` is the step the current rest began).
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { STATUS_DIVERGED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
 import { jointRotationVector } from './torsionSprings';
@@ -15,8 +16,9 @@ const phi = new Float64Array(3);
 export function metrics(world: PhysikWorld): void {
   const { Bone, Rig, ControlPoint, AngularLimit } = world.physik;
   const { mass, centre, vel, headVel, angVel, rot, inertia, head, tail, parent: parentOf, attach } = Bone;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     const r = rig.eid;
     let m = 0, cx = 0, cy = 0, cz = 0, ke = 0, maxSpeed = 0, maxGap = 0, maxViolation = 0;
     for (let bi = 0; bi < rig.bones.length; bi++) {

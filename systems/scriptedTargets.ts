@@ -3,12 +3,14 @@
  * they are due, through the same path as a user's move, so interpolation starts as usual.
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { setTargetOf, setActiveOf } from '../src/core/targets';
 
 export function scriptedTargets(world: PhysikWorld): void {
   const { Rig } = world.physik;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     const step = Rig.step[rig.eid]!;
     const script = rig.script;
     while (rig.scriptCursor < script.length && script[rig.scriptCursor]!.step <= step) {

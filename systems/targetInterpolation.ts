@@ -6,6 +6,7 @@
  * Falls back to a linear step when either point is within epsilon of the pivot.
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 
 // The pivot (interpolationPivot in src/core/targets.ts) and the lengths (len3) are written out
 // here: V8 did not inline those calls into this function, and a call that passes or returns a
@@ -14,8 +15,9 @@ import type { PhysikWorld } from '../src/core/world';
 export function targetInterpolation(world: PhysikWorld): void {
   const { ControlPoint, Rig, Bone } = world.physik;
   const eff = ControlPoint.effective, tgt = ControlPoint.target;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     const s = rig.settings;
     const polar = s.interpolation === 'polar-head' || s.interpolation === 'polar-com';
     const aboutCom = s.interpolation === 'polar-com';

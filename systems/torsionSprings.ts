@@ -27,6 +27,7 @@
  * into the parent, so pressed arms crept or spun instead of resting.)
  */
 import type { PhysikWorld } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
 import { quatMul, quatMulConjA, quatToRotationVector } from '../src/math/quat';
 
 const qRel = new Float64Array(4);
@@ -87,8 +88,9 @@ export function torsionSprings(world: PhysikWorld): void {
   const { Bone, AngularLimit } = world.physik;
   const { enabled, min, max, angle, k: kUsed } = AngularLimit;
   const { torque, angVel, effInertiaWorld, parent: parentOf } = Bone;
-  for (let ri = 0; ri < world.physik.rigs.length; ri++) {
-    const rig = world.physik.rigs[ri]!;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const tol = s.limitTolerance;

@@ -66,6 +66,12 @@ export interface PhysikContext {
   tags: { IsBone: object; IsJoint: object; IsControlPoint: object; IsRig: object };
   /** Rigs in creation order (the order every system visits them: deterministic). */
   rigs: RigRecord[];
+  /**
+   * The rigs the systems advance this step, in creation order: set by the step while some
+   * rigs sleep (converged, see `sleepWhenConverged`) or while one rig retries its step in
+   * substeps; null means every rig.
+   */
+  stepping: RigRecord[] | null;
 }
 
 export type PhysikWorld = World<{ physik: PhysikContext }>;
@@ -86,6 +92,7 @@ function createContext(options: PhysikOptions = {}): PhysikContext {
     ChildOf: createRelation({ exclusive: true, autoRemoveSubject: true }),
     tags: { IsBone: {}, IsJoint: {}, IsControlPoint: {}, IsRig: {} },
     rigs: [],
+    stepping: null,
   };
 }
 
@@ -99,6 +106,11 @@ export function installPhysik<W extends World>(world: W, options?: PhysikOptions
 /** A new bitecs world with the physik plugin installed. */
 export function createPhysikWorld(options?: PhysikOptions): PhysikWorld {
   return installPhysik(createWorld(), options);
+}
+
+/** The rigs a system visits this step (all of them unless the step narrowed the set). */
+export function steppingRigs(world: PhysikWorld): readonly RigRecord[] {
+  return world.physik.stepping ?? world.physik.rigs;
 }
 
 export function findRig(world: PhysikWorld, rig: number): RigRecord {
