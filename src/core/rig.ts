@@ -56,19 +56,23 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   const p = world.physik;
   const { Bone, Joint, AngularLimit, ControlPoint, Rig, ChildOf, tags } = p;
 
-  // Depth-first order, children in the order the description lists them.
+  // Depth-first order, children in the order the description lists them: an explicit stack
+  // (a recursive walk overflowed Node's default stack past ~5,500 bones deep), children pushed
+  // in reverse so the first listed is visited first.
   const children = new Map<string | null, number[]>();
   desc.bones.forEach((b, i) => {
-    const list = children.get(b.parent) ?? [];
-    list.push(i);
-    children.set(b.parent, list);
+    const list = children.get(b.parent);
+    if (list) list.push(i);
+    else children.set(b.parent, [i]);
   });
   const order: number[] = [];
-  const visit = (i: number) => {
+  const stack: number[] = [children.get(null)![0]!];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
     order.push(i);
-    for (const c of children.get(desc.bones[i]!.name) ?? []) visit(c);
-  };
-  visit(children.get(null)![0]!);
+    const kids = children.get(desc.bones[i]!.name);
+    if (kids) for (let c = kids.length - 1; c >= 0; c--) stack.push(kids[c]!);
+  }
 
   const rigEid = newEntity(world);
   addComponent(world, rigEid, tags.IsRig);
@@ -148,25 +152,32 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   } else {
     Bone.joint[root] = -1;
   }
-  for (let k = 0; k < boneEids.length; k++) {
+  // children of each bone by depth-first index, in depth-first order (a bone's index is its
+  // position in `order`, so a parent's children are found without a search)
+  const n = boneEids.length;
+  const indexOf = new Map<number, number>();
+  for (let i = 0; i < n; i++) indexOf.set(boneEids[i]!, i);
+  const kids: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 1; i < n; i++) kids[indexOf.get(Bone.parent[boneEids[i]!]!)!]!.push(i);
+  for (let k = 0; k < n; k++) {
     const parent = boneEids[k]!;
+    if (kids[k]!.length === 0) continue;
     const groups = new Map<number, number[]>();
-    for (let c = 0; c < boneEids.length; c++) {
+    for (const c of kids[k]!) {
       const child = boneEids[c]!;
-      if (Bone.parent[child] !== parent) continue;
       const key = Bone.attach[child * 3 + 1]!;
-      const list = groups.get(key) ?? [];
-      list.push(child);
-      groups.set(key, list);
+      const list = groups.get(key);
+      if (list) list.push(child);
+      else groups.set(key, [child]);
     }
-    for (const [along, kids] of groups) {
+    for (const [along, group] of groups) {
       const j = newEntity(world);
       addComponent(world, j, tags.IsJoint);
       Joint.rig[j] = rigEid; Joint.parent[j] = parent; Joint.grounded[j] = 0;
       Joint.point[j * 3] = 0; Joint.point[j * 3 + 1] = along; Joint.point[j * 3 + 2] = 0;
       jointEids.push(j); slotStart.push(slots.length);
-      slots.push(parent, ...kids);
-      for (const kid of kids) Bone.joint[kid] = j;
+      slots.push(parent);
+      for (const kid of group) { slots.push(kid); Bone.joint[kid] = j; }
     }
   }
   slotStart.push(slots.length);
@@ -203,25 +214,25 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   centreOfMass(world, boneEids, rigEid);
 
   const nSlots = slots.length;
-  // children by depth-first index, for the exact solve
-  const n = boneEids.length;
-  const indexOf = new Map<number, number>();
-  boneEids.forEach((b, i) => indexOf.set(b, i));
-  const kids: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 1; i < n; i++) kids[indexOf.get(Bone.parent[boneEids[i]!]!)!]!.push(i);
+  // children by depth-first index (above), for the exact solve
   const childStart = new Int32Array(n + 1);
-  kids.forEach((list, i) => (childStart[i + 1] = childStart[i]! + list.length));
-  const maxKids = Math.max(1, ...kids.map((l) => l.length));
+  let maxKids = 1;
+  for (let i = 0; i < n; i++) {
+    childStart[i + 1] = childStart[i]! + kids[i]!.length;
+    if (kids[i]!.length > maxKids) maxKids = kids[i]!.length;
+  }
+  const childIndex = new Int32Array(n > 0 ? n - 1 : 0);
+  for (let i = 0; i < n; i++) childIndex.set(kids[i]!, childStart[i]!);
   const record: RigRecord = {
     eid: rigEid,
     name: desc.name,
     settings: { ...settings },
     bones: boneEids,
-    boneNames: Array.from(boneEids, (e) => [...byName].find(([, v]) => v === e)![0]),
+    boneNames: order.map((i) => desc.bones[i]!.name),
     boneByName: byName,
     joints: Int32Array.from(jointEids),
     childStart,
-    childIndex: Int32Array.from(kids.flat()),
+    childIndex,
     exact: {
       phi: new Float64Array(n * 9), beta: new Float64Array(n * 3), P: new Float64Array(n * 9), q: new Float64Array(n * 3),
       K: new Float64Array(9 * maxKids * maxKids), R: new Float64Array(12 * maxKids),
