@@ -1,11 +1,19 @@
 /**
- * Deep links: the page's address says what it shows, `?scene=humanoid&solver=ccd&compare=fabrik&onion=4`.
+ * Deep links: the page's address says what it shows, `?scene=humanoid&solver=ccd&compare=fabrik&onion=4&rapier=impulse`
+ * (`rapier=1` is impulse joints, `rapier=multibody` the other model, `rapier=0` off).
  * `readDeepLink` parses a query (unknown values are reported, never applied); `writeDeepLink`
  * puts the sandbox's current choices back in the address bar without reloading.
  */
 import { getSettings } from '../core';
 import { settingEnums } from '../core/settings';
 import type { Sandbox } from './main';
+import type { JointModel } from '../rapier/jointPlan';
+
+/** Joint models of the Rapier ghost (the mirror's; listed here so the page needs nothing of src/rapier until the ghost is on). */
+export const rapierJointModels: readonly JointModel[] = ['impulse', 'multibody'];
+/** Where the Rapier ghost is drawn: over the main rig, or beside it. */
+export type RapierPlacement = 'overlaid' | 'beside';
+export const rapierPlacements: readonly RapierPlacement[] = ['overlaid', 'beside'];
 
 /** Every solver name the settings accept (PhysIK first). */
 export const solverNames: readonly string[] = settingEnums.solver!;
@@ -17,6 +25,8 @@ export interface SandboxOptions {
   compare?: string;
   /** Onion-skin ghosts shown (0-8, default 0). */
   onion?: number;
+  /** The Rapier ghost on, with this joint model (default: off). */
+  rapier?: JointModel;
 }
 
 /** Keep the address bar a deep link to what is shown. */
@@ -28,10 +38,12 @@ export function writeDeepLink(s: Sandbox): void {
   else url.searchParams.delete('compare');
   if (s.onion > 0) url.searchParams.set('onion', String(s.onion));
   else url.searchParams.delete('onion');
+  if (s.rapierJoints) url.searchParams.set('rapier', s.rapierJoints);
+  else url.searchParams.delete('rapier');
   history.replaceState(null, '', url);
 }
 
-/** The page's query: scene, solver, compare, onion. Unknown values are reported, not applied. */
+/** The page's query: scene, solver, compare, onion, rapier. Unknown values are reported, not applied. */
 export function readDeepLink(search: string): { scene: string; options: SandboxOptions; problems: string[] } {
   const q = new URLSearchParams(search);
   const problems: string[] = [];
@@ -51,6 +63,15 @@ export function readDeepLink(search: string): { scene: string; options: SandboxO
     const n = Number(onion);
     if (Number.isInteger(n) && n >= 0 && n <= 8) options.onion = n;
     else problems.push(`?onion=${onion}: expected a whole number from 0 to 8`);
+  }
+  const rapier = q.get('rapier');
+  if (rapier !== null) {
+    const v = rapier.toLowerCase();
+    if (v === '1' || v === 'true' || v === 'on') options.rapier = 'impulse';
+    else if ((rapierJointModels as readonly string[]).includes(v)) options.rapier = v as JointModel;
+    else if (!(v === '0' || v === 'false' || v === 'off' || v === 'none')) {
+      problems.push(`?rapier=${rapier}: expected 1, 0, ${rapierJointModels.join(' or ')}`);
+    }
   }
   return { scene: q.get('scene') || 'humanoid', options, problems };
 }

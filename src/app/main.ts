@@ -11,14 +11,17 @@
  *   address follows the panel's solver and compare choices.
  * - Compare mode: a second solver on the same targets, drawn as a translucent ghost, with
  *   both solvers' numbers side by side in #compare.
+ * - Rapier ghost: the rigs mirrored in Rapier (loaded on first use), stepped after every
+ *   PhysIK step and drawn as a magenta ghost over the rig or beside it, with the live tip
+ *   distance in the status line and the panel (rapierGhost.ts). `?rapier=1` opens with it.
  * - Files: a scene .json dropped on the page (or opened from the panel) replaces the rig.
  *
  * Browser-safe imports only: scenes come in as JSON modules through `import.meta.glob` and
  * go through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file
  * that is not a scene, an out-of-range setting) shows a message in #error; the page goes on.
  *
- * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small read-only
- * handle (`pose()`, `metrics()`, `compareMetrics()`).
+ * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small handle
+ * (`pose()`, `metrics()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import {
   addRig, createPhysikWorld, createSnapshot, describeControlPoint, getSettings, readMetrics, readPose, removeRig, resetRig,
@@ -43,7 +46,10 @@ import { importGltf } from '../io/gltfImport';
 import { createHud, type Hud } from '../hud/overlay';
 import type GUI from 'lil-gui';
 import { createPanel } from './panel';
-import { readDeepLink, writeDeepLink } from './deepLink';
+import { rapierJointModels, rapierPlacements, readDeepLink, writeDeepLink, type RapierPlacement } from './deepLink';
+import { createRapierGhost, type RapierDistance, type RapierGhost } from './rapierGhost';
+import { rapierInits } from '../rapier/load';
+import type { JointModel } from '../rapier/jointPlan';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -124,17 +130,40 @@ export interface Sandbox {
   redo(): void;
   /** Onion-skin ghosts shown (0 = off). */
   onion: number;
+  /** The Rapier ghost once it runs (null while off or loading). */
+  readonly rapier: RapierGhost | null;
+  /** Joint model of the Rapier ghost asked for (running or loading), or null when off. */
+  readonly rapierJoints: JointModel | null;
+  /**
+   * Switch the Rapier ghost on (true: impulse joints, or a joint model) or off (false/null).
+   * Resolves true once it runs (false when off, or overtaken by a later call); rejects, with
+   * the reason also shown in #error, when Rapier cannot load or mirror the rig.
+   */
+  setRapierGhost(on: boolean | JointModel | null): Promise<boolean>;
+  /** Where the Rapier ghost is drawn: over the rig, or beside it. */
+  rapierPlacement: RapierPlacement;
+  /** Smoothed wall time of the Rapier ghost's step (ms), 0 when off. */
+  readonly rapierMs: number;
   /** The settings panel (lil-gui), once the page has built it. */
   panel?: GUI;
   /** Called after anything the panel shows changed outside it (a loaded scene, undo...). */
   onChange?: () => void;
+  /** Called with the status line (about 10 times a second): live readouts. */
+  onLive?: () => void;
 }
+
 
 /** The read-only debug handle for tests and the console. */
 export interface PhysikDebug {
   pose(): Record<string, BonePose>;
   metrics(): RigMetrics;
   compareMetrics(): RigMetrics | null;
+  /** The Rapier ghost on (true or a joint model) or off; see Sandbox.setRapierGhost. */
+  rapierGhost(on: boolean | JointModel): Promise<boolean>;
+  /** Tip distance between PhysIK and the Rapier ghost (a copy), or null when it is off. */
+  rapierDistance(): RapierDistance | null;
+  /** Calls of RAPIER.init() on this page. */
+  rapierInits(): number;
 }
 
 declare global {
@@ -223,6 +252,10 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let compare: Comparison | null = null;
   let mainMs = 0, ghostMs = 0;
   let onion = 0;
+  let rapier: RapierGhost | null = null;
+  let rapierWanted: JointModel | null = null;
+  let rapierCall = 0, rapierMs = 0;
+  let rapierPlacement: RapierPlacement = 'overlaid';
   let importNotes: string[] = [];
   let crowdRigs: number[] = [];
   let timeline: Timeline | null = null;
@@ -256,6 +289,13 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
         setCompare(null);
         showError(`Compare with ${solver} stopped:\n${errorText(e)}`);
         sandbox.onChange?.();
+      }
+    }
+    if (rapier) {
+      try {
+        rapierMs = smooth(rapierMs, rapier.step());
+      } catch (e) {
+        rapierFailed(e);
       }
     }
     stepsTaken++;
@@ -308,16 +348,91 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     }
     sandbox.recorder.advance(frameSeconds);
     dragger.sync();
+    syncRapier();
     view.update();
     hud?.draw(fps);
     timeline?.draw(sandbox.recorder.state);
     if (frames % 6 === 0) {
       if (status) {
         const m = readMetrics(world, rig);
-        status.textContent = `${sceneName}${crowdRigs.length ? ` + crowd of ${crowdRigs.length}` : ''} · ${getSettings(world, rig).solver} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}`;
+        status.textContent = `${sceneName}${crowdRigs.length ? ` + crowd of ${crowdRigs.length}` : ''} · ${getSettings(world, rig).solver} · step ${m.step} · ${paused ? 'paused' : m.status} · target error ${m.maxTargetError.toFixed(3)}${rapierStatus()}`;
       }
       writeCompare();
+      sandbox.onLive?.();
     }
+  }
+
+  /** The Rapier ghost's part of the status line. */
+  function rapierStatus(): string {
+    if (!rapierWanted) return '';
+    if (!rapier) return ' · Rapier loading…';
+    const d = rapier.distance();
+    const of = d.rigs < d.of ? ` (${d.rigs} of ${d.of} rigs)` : '';
+    return d.finite ? ` · Rapier Δ ${(100 * d.normalized).toFixed(2)}% of height at ${d.bone}${of}` : ` · Rapier: not finite${of}`;
+  }
+
+  /** Rebuild the Rapier mirrors of rigs that changed (not while a recording plays back: the ghost is hidden then). */
+  function syncRapier(): void {
+    if (!rapier || sandbox.recorder.state.mode === 'playback') return;
+    try {
+      rapier.sync();
+    } catch (e) {
+      rapierFailed(e);
+    }
+  }
+
+  function rapierFailed(e: unknown): void {
+    const model = rapier?.jointModel ?? rapierWanted;
+    void setRapierGhost(null);
+    showError(`The Rapier ghost (${model} joints) stopped:\n${errorText(e)}`);
+    sandbox.onChange?.();
+  }
+
+  /** Over the main rig, or beside it: moved along x past the main rig's width. */
+  function placeRapier(): void {
+    let dx = 0;
+    if (rapierPlacement === 'beside') {
+      const { Bone, Rig } = world.physik;
+      let lo = Infinity, hi = -Infinity;
+      for (const b of record().bones) for (const end of [Bone.head, Bone.tail]) { lo = Math.min(lo, end[b * 3]!); hi = Math.max(hi, end[b * 3]!); }
+      dx = Number.isFinite(hi - lo) ? hi - lo + 0.3 * Rig.height[rig]! : 0;
+    }
+    view.setGhostOffset('rapier', dx, 0, 0);
+  }
+
+  async function setRapierGhost(on: boolean | JointModel | null): Promise<boolean> {
+    const model: JointModel | null = on === true ? 'impulse' : on === false || on === null ? null : on;
+    if (model !== null && !rapierJointModels.includes(model)) {
+      throw new Error(`unknown Rapier joint model "${String(model)}" (have: ${rapierJointModels.join(', ')})`);
+    }
+    const call = ++rapierCall;
+    rapierWanted = model;
+    if (rapier && rapier.jointModel === model) return true;
+    if (rapier) {
+      view.setGhostSource('rapier', null);
+      rapier.dispose();
+      rapier = null;
+      rapierMs = 0;
+    }
+    if (model === null) return false;
+    let ghost: RapierGhost;
+    try {
+      ghost = await createRapierGhost(world, model);
+    } catch (e) {
+      if (call === rapierCall) {
+        rapierWanted = null;
+        showError(`The Rapier ghost could not start:\n${errorText(e)}`);
+        sandbox.onChange?.();
+      }
+      throw e;
+    }
+    if (call !== rapierCall) { ghost.dispose(); return false; } // switched off or to the other model meanwhile
+    rapier = ghost;
+    view.setGhostSource('rapier', () => (sandbox.recorder.state.mode === 'playback' ? null : ghost.source()));
+    placeRapier();
+    if (rapierPlacement === 'beside') view.frame();
+    sandbox.onChange?.();
+    return true;
   }
 
   function setCompare(solver: string | null): void {
@@ -347,6 +462,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     view.clearOnion();
     mainMs = 0;
     if (compare) setCompare(compare.solver);
+    syncRapier(); // mirror the new rig
+    placeRapier();
     view.update(); // rebuild the buffers for the new topology before framing
     view.frame();
     document.title = `physik-ecs · ${name}`;
@@ -369,6 +486,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       resetRig(world, rig);
       for (const r of crowdRigs) resetRig(world, r);
       compare?.reset();
+      syncRapier(); // the mirrors start over from the reset pose
       view.clearOnion();
       acc = 0;
     },
@@ -460,6 +578,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
         const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
         crowdRigs = inputs.map((input) => addRig(world, input).rig);
       }
+      syncRapier();
       view.update(); // rebuild the buffers for the new set of rigs
       view.frame();
     },
@@ -488,6 +607,18 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       view.setOnionSkins(n);
       if (n === 0) view.clearOnion();
     },
+    get rapier() { return rapier; },
+    get rapierJoints() { return rapierWanted; },
+    setRapierGhost,
+    get rapierPlacement() { return rapierPlacement; },
+    set rapierPlacement(p: RapierPlacement) {
+      if (!rapierPlacements.includes(p)) throw new Error(`Rapier ghost placement must be ${rapierPlacements.join(' or ')}, got "${String(p)}"`);
+      rapierPlacement = p;
+      placeRapier();
+      view.update();
+      view.frame();
+    },
+    get rapierMs() { return rapierMs; },
   };
 
   sandbox.recorder = createRecordingControls({
@@ -536,6 +667,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
 
   if (options.compare) setCompare(options.compare);
   if (options.onion) sandbox.onion = options.onion;
+  if (options.rapier) setRapierGhost(options.rapier).catch(() => { /* shown in #error */ });
   requestAnimationFrame(tick);
   return sandbox;
 }
@@ -557,6 +689,9 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
       pose: () => readPose(sandbox.world, sandbox.rig),
       metrics: () => readMetrics(sandbox.world, sandbox.rig),
       compareMetrics: () => (sandbox.compare ? readMetrics(sandbox.compare.world, sandbox.compare.rig) : null),
+      rapierGhost: (on: boolean | JointModel) => sandbox.setRapierGhost(on),
+      rapierDistance: () => (sandbox.rapier ? { ...sandbox.rapier.distance() } : null),
+      rapierInits,
     });
     sandbox.panel = createPanel(sandbox, {
       sceneNames: Object.keys(scenes), solverNames, showError, clearError: hideError,

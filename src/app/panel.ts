@@ -2,6 +2,8 @@
  * The sandbox's panel (lil-gui):
  * - scene picker (every file in scenes/, loaded in place) and "open file…" for a scene .json;
  * - solver, compare-with solver (the ghost) and onion skins;
+ * - the Rapier ghost: on/off, joint model, over or beside the rig, and the live tip distance
+ *   (max over the bones, ÷ the rig's height) between PhysIK and Rapier;
  * - every simulation setting, each edit through `applySettings`: when it throws, the message
  *   is shown in #error and the control goes back to the rig's current (valid) value, so an
  *   out-of-range value is never applied. Number fields have no lil-gui min/max (nothing is
@@ -18,6 +20,7 @@ import type { Settings } from '../scene/types';
 import { readDroppedFile } from './drop';
 import type { ExportKind } from './recording';
 import type { Sandbox } from './main';
+import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
 
 /** Settings the panel edits, in display order, with their labels. */
 const fields: { key: keyof Settings; label: string }[] = [
@@ -45,7 +48,7 @@ export interface PanelOptions {
   showError(message: string): void;
   /** Hide the error element (after a successful edit). */
   clearError?(): void;
-  /** Solver, compare or onion changed: the page updates its address. */
+  /** Solver, compare, onion or the Rapier ghost changed: the page updates its address. */
   onLinkChange?(): void;
 }
 
@@ -126,6 +129,44 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     try { sandbox.spawnCrowd(v); ok(); } catch (e) { fail('crowd', e); }
     refresh();
   });
+
+  // --- Rapier ghost
+  const rapierFolder = gui.addFolder('Rapier ghost');
+  state.rapier = sandbox.rapierJoints !== null;
+  state.rapierJoints = sandbox.rapierJoints ?? 'impulse';
+  state.rapierPlacement = sandbox.rapierPlacement;
+  state.rapierDistance = '(off)';
+  const switchRapier = (on: boolean) => {
+    // the sandbox shows why it could not start; the box then unticks itself (refresh)
+    sandbox.setRapierGhost(on ? (state.rapierJoints as 'impulse' | 'multibody') : null)
+      .then(() => ok(), () => { showing = true; })
+      .finally(() => { refresh(); options.onLinkChange?.(); });
+    refresh();
+    options.onLinkChange?.();
+  };
+  track('rapier', rapierFolder.add(state, 'rapier').name('Rapier ghost')).onChange((v: boolean) => switchRapier(v));
+  track('rapierJoints', rapierFolder.add(state, 'rapierJoints', [...rapierJointModels]).name('joints'))
+    .onFinishChange(() => { if (state.rapier) switchRapier(true); });
+  track('rapierPlacement', rapierFolder.add(state, 'rapierPlacement', [...rapierPlacements]).name('placement')).onFinishChange((v: string) => {
+    try { sandbox.rapierPlacement = v as RapierPlacement; ok(); } catch (e) { fail('placement', e); }
+    refresh();
+  });
+  const distanceController = track('rapierDistance', rapierFolder.add(state, 'rapierDistance').name('tip distance').disable());
+
+  /** The Rapier ghost's live distance, as the panel shows it. */
+  const rapierReadout = (): string => {
+    if (sandbox.rapierJoints === null) return '(off)';
+    const g = sandbox.rapier;
+    if (!g) return 'loading Rapier…';
+    const d = g.distance();
+    if (!d.finite) return 'not finite';
+    const rigs = d.rigs < d.of ? `, ${d.rigs} of ${d.of} rigs` : '';
+    return `${(100 * d.normalized).toFixed(2)}% (${d.max.toPrecision(3)}, ${d.bone}${rigs})`;
+  };
+  sandbox.onLive = () => {
+    const text = rapierReadout();
+    if (text !== state.rapierDistance) { state.rapierDistance = text; distanceController.updateDisplay(); }
+  };
 
   // --- settings
   const settings = gui.addFolder('settings');
@@ -231,6 +272,10 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     state.onion = sandbox.onion;
     state.crowd = sandbox.crowd;
     state.selected = sandbox.selected ?? '(none)';
+    state.rapier = sandbox.rapierJoints !== null;
+    if (sandbox.rapierJoints) state.rapierJoints = sandbox.rapierJoints;
+    state.rapierPlacement = sandbox.rapierPlacement;
+    state.rapierDistance = rapierReadout();
     for (const { key } of fields) state[key] = s[key];
     for (const [, c] of controllers) c.updateDisplay();
   }

@@ -10,6 +10,12 @@ import type RapierDefault from '@dimforge/rapier3d-compat';
 export type Rapier = typeof RapierDefault;
 
 let loading: Promise<Rapier> | null = null;
+let inits = 0;
+
+/** How many times `RAPIER.init()` has been called in this process or page: 0 until first use, then 1 however many mirrors are built (more only after a failed load was retried). */
+export function rapierInits(): number {
+  return inits;
+}
 
 /** Rapier, initialised; every call shares one promise (a failed load may be retried). */
 export function loadRapier(): Promise<Rapier> {
@@ -17,6 +23,7 @@ export function loadRapier(): Promise<Rapier> {
     loading = import('@dimforge/rapier3d-compat')
       .then(async (module) => {
         const R = ((module as { default?: Rapier }).default ?? module) as Rapier;
+        inits++;
         await R.init();
         return R;
       })

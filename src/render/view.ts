@@ -17,8 +17,13 @@
  *   z blue): a translucent fan from min to max showing where the bone would point when turned
  *   about that axis alone (twist, y, sweeps the frame's +Z instead, since it does not move the
  *   bone), and a marker at the current angle (`jointRotationVector`). Geometry in ./limits.ts.
- * - Ghost (`setGhost`): every rig of a second world (e.g. another solver run side by side)
- *   as translucent cyan bones and joints; no handles, no centre of mass.
+ * - Ghosts: translucent bones and joints of another simulation, no handles, no centre of mass,
+ *   in layers of their own: 'compare' (`setGhost`: every rig of a second world, e.g. another
+ *   solver run side by side; cyan) and 'rapier' (the Rapier cross-check's rig; magenta, its
+ *   bones a wider shell than the main rig's, so drawn over it the two show where they part).
+ *   A layer draws whatever its `GhostSource` hands it each frame (head, rotation, length per
+ *   bone; `worldGhostSource` reads a world), optionally moved by an offset (`setGhostOffset`:
+ *   beside the main rig rather than over it; `frame()` then takes it in).
  * - Onion skins (`setOnionSkins`, `recordOnionPose`, `clearOnion`): the app records the main
  *   world's bone matrices at a fixed simulated-time interval into a ring of 8 poses; the last
  *   `count` are drawn as faint bones, fading with age.
@@ -28,8 +33,8 @@
  * `update()` only reads the stores and writes into buffers allocated when the view is built
  * (scratch Matrix4/Vector3/Quaternion/Color reused): no allocation per frame. The buffers are
  * sized from the world's rigs at creation; if rigs are added or removed later, the next
- * `update()` rebuilds them once (that frame allocates); the same for the ghost world, and the
- * onion ring is cleared then.
+ * `update()` rebuilds them once (that frame allocates), and the onion ring is cleared then; a
+ * ghost layer's meshes grow when its source hands it more bones than they hold.
  *
  * Limits: no shadows; no per-bone radius (octahedron width is a fixed fraction of the length,
  * as in Blender); the floor is the plane y = 0 whatever the scene; kinematic-solver rigs are
@@ -82,6 +87,8 @@ const HANDLE_ACTIVE = new Color(0xffa024);
 const HANDLE_INACTIVE = new Color(0x7a7f88);
 const HANDLE_POLE = new Color(0xb070ff);
 const GHOST = 0x5fd4ff;
+/** The Rapier cross-check's ghost (magenta: apart from the bones' grey/red/blue and the compare ghost's cyan). */
+const RAPIER_GHOST = 0xff4fd8;
 const ONION = 0xd8def0;
 /** Limit gizmo colour per joint-frame axis x, y, z. */
 const AXIS_COLOURS = [0xff5a5a, 0x5ee07a, 0x5a9bff] as const;
@@ -143,8 +150,14 @@ export interface View {
   frame(): void;
   /** Radius of the target handles of a rig (scene units). */
   handleRadius(rig: number): number;
-  /** Draw every rig of a second world as a translucent ghost over the main one; null = none. */
+  /** Draw every rig of a second world as a translucent ghost over the main one (the 'compare' layer); null = none. */
   setGhost(ghost: PhysikWorld | null): void;
+  /** What a ghost layer draws (read every frame); null removes the layer's meshes. */
+  setGhostSource(layer: GhostLayerName, source: GhostSource | null): void;
+  /** Move a ghost layer by (x, y, z) world units (0, 0, 0: over the main rig). */
+  setGhostOffset(layer: GhostLayerName, x: number, y: number, z: number): void;
+  /** What a ghost layer drew in the last frame: bones, and whether its meshes are in the scene. */
+  ghostInfo(layer: GhostLayerName): { bones: number; drawn: boolean; offset: [number, number, number] };
   /** Highlight a bone of the main world and draw its joint's angular limits; -1 = none. */
   setSelectedBone(bone: number): void;
   /** How many recorded poses to draw as onion skins (0 = off, at most ONION_MAX). */
@@ -174,12 +187,68 @@ interface Buffers {
   handleRig: Int32Array;
 }
 
-/** The ghost world's bones and joints. */
-interface GhostBuffers {
-  world: PhysikWorld;
-  bones: InstancedMesh;
-  joints: InstancedMesh;
-  boneEids: Int32Array;
+/** The ghost layers: 'compare' (a second solver's world), 'rapier' (the Rapier cross-check's rig). */
+export type GhostLayerName = 'compare' | 'rapier';
+
+/**
+ * One frame of a ghost: `count` bones, each its head (3 numbers), world rotation (4: x, y, z,
+ * w), length (1) and joint-sphere radius (1). The arrays may be longer than needed.
+ */
+export interface GhostFrame {
+  count: number;
+  head: Float64Array;
+  rot: Float64Array;
+  length: Float64Array;
+  jointRadius: Float64Array;
+}
+
+/** Called once per drawn frame; null draws nothing this frame. Reuse the frame's arrays (no allocation). */
+export type GhostSource = () => GhostFrame | null;
+
+/** Every rig of `world` as a ghost frame (its arrays grow when the world has more bones; no allocation otherwise). */
+export function worldGhostSource(world: PhysikWorld): GhostSource {
+  const f: GhostFrame = { count: 0, head: new Float64Array(0), rot: new Float64Array(0), length: new Float64Array(0), jointRadius: new Float64Array(0) };
+  return () => {
+    const { Bone, Rig } = world.physik;
+    let n = 0;
+    for (const r of world.physik.rigs) n += r.bones.length;
+    if (f.length.length < n) {
+      f.head = new Float64Array(3 * n); f.rot = new Float64Array(4 * n);
+      f.length = new Float64Array(n); f.jointRadius = new Float64Array(n);
+    }
+    let k = 0;
+    for (const r of world.physik.rigs) {
+      const jr = jointRadiusOf(Rig.height[r.eid]!);
+      for (let i = 0; i < r.bones.length; i++, k++) {
+        const e = r.bones[i]!;
+        for (let a = 0; a < 3; a++) f.head[k * 3 + a] = Bone.head[e * 3 + a]!;
+        for (let a = 0; a < 4; a++) f.rot[k * 4 + a] = Bone.rot[e * 4 + a]!;
+        f.length[k] = Bone.length[e]!;
+        f.jointRadius[k] = jr;
+      }
+    }
+    f.count = n;
+    return f;
+  };
+}
+
+/** Joint-sphere radius of a rig `height` tall (main rig and ghosts alike). */
+export const jointRadiusOf = (height: number) => Math.max(0.006, height * 0.008);
+
+/** A ghost layer's meshes (grown on demand), materials and what it draws. */
+interface GhostLayer {
+  group: Group;
+  boneGeo: BufferGeometry;
+  boneMat: MeshStandardMaterial;
+  jointMat: MeshStandardMaterial;
+  source: GhostSource | null;
+  bones: InstancedMesh | null;
+  joints: InstancedMesh | null;
+  /** Bones the meshes hold, and drew in the last frame. */
+  capacity: number;
+  drawn: number;
+  /** The last frame drawn (for `frame()`), or null. */
+  last: GhostFrame | null;
 }
 
 /**
@@ -267,6 +336,13 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     color: GHOST, emissive: 0x0b3444, flatShading: true, roughness: 0.5, transparent: true, opacity: 0.35, depthWrite: false,
   });
   const ghostJointMat = new MeshStandardMaterial({ color: GHOST, roughness: 0.5, transparent: true, opacity: 0.45, depthWrite: false });
+  // the Rapier ghost usually sits within a few per cent of the main rig: a wider, brighter shell
+  // around each bone stays visible over it and shows where the two part
+  const rapierBoneGeo = createOctahedronGeometry(0.16);
+  const rapierBoneMat = new MeshStandardMaterial({
+    color: RAPIER_GHOST, emissive: 0x44103a, flatShading: true, roughness: 0.5, transparent: true, opacity: 0.4, depthWrite: false,
+  });
+  const rapierJointMat = new MeshStandardMaterial({ color: RAPIER_GHOST, roughness: 0.5, transparent: true, opacity: 0.5, depthWrite: false });
   // one material per onion slot: a slot's opacity follows the age of the pose it holds
   const onionMats: MeshStandardMaterial[] = [];
   for (let i = 0; i < ONION_MAX; i++) {
@@ -276,8 +352,16 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
 
   const group = new Group();
   scene.add(group);
-  const ghostGroup = new Group();
-  scene.add(ghostGroup);
+  const layer = (boneGeometry: BufferGeometry, boneMaterial: MeshStandardMaterial, jointMaterial: MeshStandardMaterial): GhostLayer => {
+    const g = new Group();
+    scene.add(g);
+    return { group: g, boneGeo: boneGeometry, boneMat: boneMaterial, jointMat: jointMaterial, source: null, bones: null, joints: null, capacity: 0, drawn: 0, last: null };
+  };
+  const ghostLayers: Record<GhostLayerName, GhostLayer> = {
+    compare: layer(boneGeo, ghostBoneMat, ghostJointMat),
+    rapier: layer(rapierBoneGeo, rapierBoneMat, rapierJointMat),
+  };
+  const layerList = [ghostLayers.compare, ghostLayers.rapier];
   const onionGroup = new Group();
   scene.add(onionGroup);
   const overlay = new Group();
@@ -300,8 +384,6 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const lastSize = new Vector2(-1, -1);
 
   let buf: Buffers | undefined;
-  let ghost: GhostBuffers | undefined;
-  let ghostWorld: PhysikWorld | null = null;
   let onion: Onion | undefined;
   let onionCount = 0;
   let selectedBone = -1;
@@ -502,7 +584,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     const sp = springPos.array as Float32Array, pp = plumbPos.array as Float32Array;
     for (const rig of world.physik.rigs) {
       const height = Rig.height[rig.eid]!;
-      const jointR = Math.max(0.006, height * 0.008);
+      const jointR = jointRadiusOf(height);
       const tailCovered = coveredTails(rig);
       for (let i = 0; i < rig.bones.length; i++) {
         const e = rig.bones[i]!;
@@ -607,55 +689,60 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     return true;
   }
 
-  // ---------- ghost world ----------
+  // ---------- ghost layers ----------
 
-  function disposeGhost(): void {
-    if (!ghost) return;
-    for (const o of [ghost.bones, ghost.joints]) {
-      ghostGroup.remove(o);
+  function disposeLayer(L: GhostLayer): void {
+    for (const o of [L.bones, L.joints]) {
+      if (!o) continue;
+      L.group.remove(o);
       o.dispose();
     }
-    ghost = undefined;
+    L.bones = L.joints = null;
+    L.capacity = L.drawn = 0;
+    L.last = null;
   }
 
-  function ghostBuffers(w: PhysikWorld): GhostBuffers {
-    if (ghost && ghost.world === w && sameBones(w, ghost.boneEids)) return ghost;
-    disposeGhost();
-    const boneEids = boneEidsOf(w);
-    ghost = {
-      world: w,
-      bones: instanced(boneGeo, ghostBoneMat, boneEids.length, false, ghostGroup),
-      joints: instanced(jointGeo, ghostJointMat, boneEids.length * 2, false, ghostGroup),
-      boneEids,
-    };
-    return ghost;
-  }
-
-  function writeGhost(g: GhostBuffers): void {
-    const { Bone, Rig } = g.world.physik;
-    let bi = 0, ji = 0;
-    for (const rig of g.world.physik.rigs) {
-      const jointR = Math.max(0.006, Rig.height[rig.eid]! * 0.008);
-      for (let i = 0; i < rig.bones.length; i++) {
-        const e = rig.bones[i]!;
-        const e3 = e * 3, e4 = e * 4;
-        const len = Bone.length[e]!;
-        p.set(Bone.head[e3]!, Bone.head[e3 + 1]!, Bone.head[e3 + 2]!);
-        q.set(Bone.rot[e4]!, Bone.rot[e4 + 1]!, Bone.rot[e4 + 2]!, Bone.rot[e4 + 3]!);
-        s.set(len, len, len);
-        m.compose(p, q, s);
-        g.bones.setMatrixAt(bi++, m);
-        s.set(jointR, jointR, jointR);
-        q.identity();
-        m.compose(p, q, s);
-        g.joints.setMatrixAt(ji++, m);
-        p.set(Bone.tail[e3]!, Bone.tail[e3 + 1]!, Bone.tail[e3 + 2]!);
-        m.compose(p, q, s);
-        g.joints.setMatrixAt(ji++, m);
-      }
+  /** Draw the layer's source now: meshes grown when it has more bones than they hold. */
+  function writeLayer(L: GhostLayer): void {
+    const f = L.source ? L.source() : null;
+    L.last = f;
+    if (!f || f.count === 0) {
+      L.drawn = 0;
+      if (L.bones) L.bones.count = 0;
+      if (L.joints) L.joints.count = 0;
+      return;
     }
-    g.bones.instanceMatrix.needsUpdate = true;
-    g.joints.instanceMatrix.needsUpdate = true;
+    if (!L.bones || !L.joints || f.count > L.capacity) {
+      disposeLayer(L);
+      L.bones = instanced(L.boneGeo, L.boneMat, f.count, false, L.group);
+      L.joints = instanced(jointGeo, L.jointMat, f.count * 2, false, L.group);
+      L.capacity = f.count;
+    }
+    const { bones, joints } = L;
+    let ji = 0;
+    for (let i = 0; i < f.count; i++) {
+      const i3 = i * 3, i4 = i * 4;
+      const len = f.length[i]!;
+      p.set(f.head[i3]!, f.head[i3 + 1]!, f.head[i3 + 2]!);
+      q.set(f.rot[i4]!, f.rot[i4 + 1]!, f.rot[i4 + 2]!, f.rot[i4 + 3]!);
+      s.set(len, len, len);
+      m.compose(p, q, s);
+      bones.setMatrixAt(i, m);
+      // the tail: head + rot · (0, len, 0)
+      toPoint.set(0, len, 0).applyQuaternion(q).add(p);
+      const jr = f.jointRadius[i]!;
+      s.set(jr, jr, jr);
+      q.identity();
+      m.compose(p, q, s);
+      joints.setMatrixAt(ji++, m);
+      m.compose(toPoint, q, s);
+      joints.setMatrixAt(ji++, m);
+    }
+    bones.count = f.count;
+    joints.count = ji;
+    L.drawn = f.count;
+    bones.instanceMatrix.needsUpdate = true;
+    joints.instanceMatrix.needsUpdate = true;
   }
 
   // ---------- onion skins ----------
@@ -736,7 +823,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   function update(): void {
     resize();
     writeBuffers(current());
-    if (ghostWorld) writeGhost(ghostBuffers(ghostWorld));
+    for (let i = 0; i < layerList.length; i++) writeLayer(layerList[i]!);
     writeOnion();
     writeSelection();
     orbit.update();
@@ -822,6 +909,19 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
         minZ = Math.min(minZ, z); maxZ = Math.max(maxZ, z);
       }
     }
+    // ghost layers moved beside the main rig (over it they add nothing)
+    for (const L of layerList) {
+      const f = L.last, o = L.group.position;
+      if (!f || (o.x === 0 && o.y === 0 && o.z === 0)) continue;
+      for (let i = 0; i < f.count; i++) {
+        const x = f.head[i * 3]! + o.x, y = f.head[i * 3 + 1]! + o.y, z = f.head[i * 3 + 2]! + o.z;
+        if (!Number.isFinite(x + y + z)) continue;
+        const r = f.length[i]!;
+        minX = Math.min(minX, x - r); maxX = Math.max(maxX, x + r);
+        minY = Math.min(minY, y - r); maxY = Math.max(maxY, y + r);
+        minZ = Math.min(minZ, z - r); maxZ = Math.max(maxZ, z + r);
+      }
+    }
     if (!Number.isFinite(minX)) return;
     const size = Math.max(maxX - minX, maxY - minY, maxZ - minZ, 0.5);
     orbit.target.set((minX + maxX) / 2, (minY + maxY) / 2, (minZ + maxZ) / 2);
@@ -834,8 +934,23 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   }
 
   function setGhost(w: PhysikWorld | null): void {
-    ghostWorld = w;
-    if (!w) disposeGhost();
+    setGhostSource('compare', w ? worldGhostSource(w) : null);
+  }
+
+  function setGhostSource(name: GhostLayerName, source: GhostSource | null): void {
+    const L = ghostLayers[name];
+    L.source = source;
+    if (!source) disposeLayer(L);
+  }
+
+  function setGhostOffset(name: GhostLayerName, x: number, y: number, z: number): void {
+    if (!Number.isFinite(x + y + z)) throw new Error(`ghost offset must be finite, got (${x}, ${y}, ${z})`);
+    ghostLayers[name].group.position.set(x, y, z);
+  }
+
+  function ghostInfo(name: GhostLayerName): { bones: number; drawn: boolean; offset: [number, number, number] } {
+    const L = ghostLayers[name], o = L.group.position;
+    return { bones: L.drawn, drawn: L.drawn > 0 && L.bones !== null && L.bones.parent === L.group, offset: [o.x, o.y, o.z] };
   }
 
   function setSelectedBone(bone: number): void {
@@ -848,12 +963,12 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
 
   function dispose(): void {
     disposeBuffers();
-    disposeGhost();
+    for (const L of layerList) disposeLayer(L);
     disposeOnion();
     orbit.dispose();
-    for (const g of [boneGeo, boneEdgeGeo, sphereGeo, jointGeo, discGeo, ...gizmoGeos]) g.dispose();
+    for (const g of [boneGeo, rapierBoneGeo, boneEdgeGeo, sphereGeo, jointGeo, discGeo, ...gizmoGeos]) g.dispose();
     for (const mt of [boneMat, jointMat, dotMat, handleMat, comMat, shadowMat, springMat, plumbMat,
-      ghostBoneMat, ghostJointMat, selectionMat, ...onionMats, ...gizmoMats]) mt.dispose();
+      ghostBoneMat, ghostJointMat, rapierBoneMat, rapierJointMat, selectionMat, ...onionMats, ...gizmoMats]) mt.dispose();
     grid.geometry.dispose();
     (grid.material as LineBasicMaterial).dispose();
     renderer.dispose();
@@ -864,6 +979,6 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   frame();
   return {
     scene, camera, renderer, orbit, update, pickTarget, pickBone, project, rayAt, frame, handleRadius,
-    setGhost, setSelectedBone, setOnionSkins, recordOnionPose, clearOnion, dispose,
+    setGhost, setGhostSource, setGhostOffset, ghostInfo, setSelectedBone, setOnionSkins, recordOnionPose, clearOnion, dispose,
   };
 }

@@ -5,7 +5,9 @@
  * launches Debian's Chromium (playwright-core, WebGL through SwiftShader). `useSandbox()`
  * registers the start and stop hooks and returns `open(query)`, which opens the sandbox page
  * and (unless told not to) waits until it has rendered a few frames, collecting console and
- * page errors. `saveShot(page, name)` keeps a full-page screenshot in test-results/e2e/.
+ * page errors. `saveShot(page, name)` keeps a full-page screenshot in test-results/e2e/;
+ * `nextFrames`, `colourPixels` (count pixels of a colour in a screenshot) and `panelControl`
+ * (a lil-gui controller by its label) are small helpers the tests share.
  */
 import { afterAll, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -56,4 +58,36 @@ export async function saveShot(page: Page, name: string): Promise<Buffer> {
   await mkdir(shotDir, { recursive: true });
   const file = join(shotDir, `${name.replace(/[^\w.-]+/g, '-')}.png`);
   return page.screenshot({ type: 'png', fullPage: true, path: file });
+}
+
+/** Two animation frames, so what was just changed has been drawn. */
+export async function nextFrames(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/**
+ * Pixels of a PNG screenshot for which `match(r, g, b)` holds (decoded in the page). `match`
+ * travels as source text: it may use only its arguments.
+ */
+export async function colourPixels(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean): Promise<number> {
+  return page.evaluate(async ([b64, source]) => {
+    const test = new Function(`return (${source});`)() as (r: number, g: number, b: number) => boolean;
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (test(d[i]!, d[i + 1]!, d[i + 2]!)) n++;
+    return n;
+  }, [png.toString('base64'), match.toString()] as const);
+}
+
+/** The lil-gui controller labelled exactly `name`. */
+export function panelControl(page: Page, name: string) {
+  const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  return page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: exact }) });
 }
