@@ -37,7 +37,31 @@ export const RigLayout = {
   /** 1 while at rest; the step the current rest began (-1 when moving). */
   atRest: [Uint8Array, 1],
   restSince: [Int32Array, 1],
+  /** Steps refused by the divergence guard even after substep retries (the rig kept its last good state). */
   diverged: [Int32Array, 1],
+  /** Substeps the last step used (1, or more after the guard refused the whole step), and steps retried so. */
+  substeps: [Int32Array, 1],
+  retriedSteps: [Int32Array, 1],
+  /** Substeps the rig takes each step until HOLD good steps allow half (systems/substepRetry.ts), and good steps at it. */
+  substepCount: [Int32Array, 1],
+  substepHeld: [Int32Array, 1],
+  /** 1 while too-fast steps are taken with clamped speeds (substeps did not help); steps so taken. */
+  speedClamp: [Uint8Array, 1],
+  clampedSteps: [Int32Array, 1],
+  /**
+   * The rig's settling status (STATUS_*, systems/settling.ts) and the step it began; the best
+   * target error since the targets last moved and the step it last improved (progress).
+   */
+  settle: [Uint8Array, 1],
+  settleSince: [Int32Array, 1],
+  bestError: [Float64Array, 1],
+  progressStep: [Int32Array, 1],
+  /** Set when targets, active flags or settings change (src/core/wake.ts); cleared by settling. */
+  changed: [Uint8Array, 1],
+  /** 1 while the rig sleeps (converged, not stepped until a target moves or a setting changes). */
+  sleeping: [Uint8Array, 1],
+  /** Hybrid finish: 0 not yet, 1 the kinematic solver is finishing, 2 finished (until targets move). */
+  finishing: [Uint8Array, 1],
 } as const satisfies Layout;
 
 export type RigStore = ReturnType<typeof createRigStore>;

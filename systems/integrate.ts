@@ -8,9 +8,13 @@
  *   on the humanoid in the design measurements; kept to reproduce the paper.
  * Angular damping mode 'halve' halves ω after the update (the original add-on).
  *
- * Divergence guard: if any acceleration is non-finite, or the step would turn a bone more
- * than a quarter turn or move the root more than the rig's height, the rig keeps its last
- * state with zero velocity and the step is reported as diverged; NaN is never written.
+ * Divergence guard: if the joint solve diverged, any acceleration is non-finite, or the step
+ * would turn a bone more than a quarter turn or move the root more than the rig's height (a
+ * cap on the kinetic energy one step may reach), the rig's state is not written and the step
+ * is marked refused (`Rig.substeps` = 0); systems/substepRetry.ts then retries it in
+ * substeps. NaN is never written. With `Rig.speedClamp` (set by the retry when substeps do
+ * not help) a too-fast step is taken with those speeds clamped to the bound instead, as
+ * physics engines cap angular velocity: it only ever removes energy.
  */
 import type { PhysikWorld } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
@@ -26,38 +30,40 @@ export function integrate(world: PhysikWorld): void {
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const dt = s.dt;
-    let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;
+    // the guard: a non-finite solve is always refused; a step too fast (a quarter turn, the
+    // root moving the rig's height) is refused, or with Rig.speedClamp taken at that speed
+    const clamp = Rig.speedClamp[rig.eid] === 1;
     const maxTurn = (0.5 * Math.PI) / dt;
+    const maxMove = Rig.height[rig.eid]! / dt;
+    let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;
+    let fast = false;
     for (let i = 0; finite && i < rig.bones.length; i++) {
       const b3 = rig.bones[i]! * 3;
       const spin = len3(angVel[b3]! + angAcc[b3]! * dt, angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, angVel[b3 + 2]! + angAcc[b3 + 2]! * dt);
-      // !(x <= y) is true for NaN as well
-      finite = spin <= maxTurn && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
+      finite = Number.isFinite(spin) && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
+      if (spin > maxTurn) fast = true;
     }
     if (finite && !Rig.pinned[rig.eid]) {
       const r3 = rig.bones[0]! * 3;
       const speed = len3(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
-      finite = speed * dt <= Rig.height[rig.eid]!;
+      if (speed > maxMove) fast = true;
     }
-    if (!finite) {
-      for (let bi = 0; bi < rig.bones.length; bi++) {
-        const b = rig.bones[bi]!;
-        const b3 = b * 3;
-        angVel[b3] = 0; angVel[b3 + 1] = 0; angVel[b3 + 2] = 0;
-        vel[b3] = 0; vel[b3 + 1] = 0; vel[b3 + 2] = 0;
-        Bone.jointForce[b3] = 0; Bone.jointForce[b3 + 1] = 0; Bone.jointForce[b3 + 2] = 0;
-      }
-      Rig.solveStatus[rig.eid] = STATUS_DIVERGED;
-      Rig.diverged[rig.eid] += 1;
+    if (!finite || (fast && !clamp)) {
+      Rig.substeps[rig.eid] = 0; // refused: nothing written
       continue;
     }
+    Rig.substeps[rig.eid] = 1;
     const explicit = s.integrator === 'explicit';
     const halve = s.angularDampingMode === 'halve';
     for (let bi = 0; bi < rig.bones.length; bi++) {
       const b = rig.bones[bi]!;
       const b3 = b * 3;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-      const nx = wx + angAcc[b3]! * dt, ny = wy + angAcc[b3 + 1]! * dt, nz = wz + angAcc[b3 + 2]! * dt;
+      let nx = wx + angAcc[b3]! * dt, ny = wy + angAcc[b3 + 1]! * dt, nz = wz + angAcc[b3 + 2]! * dt;
+      if (fast) {
+        const spin = len3(nx, ny, nz);
+        if (spin > maxTurn) { const f = maxTurn / spin; nx *= f; ny *= f; nz *= f; }
+      }
       if (explicit) quatRotateByVector(rot, b * 4, wx * dt, wy * dt, wz * dt);
       else quatRotateByVector(rot, b * 4, nx * dt, ny * dt, nz * dt);
       const f = halve ? 0.5 : 1;
@@ -65,11 +71,17 @@ export function integrate(world: PhysikWorld): void {
     }
     const root = rig.bones[0]!, r3 = root * 3;
     if (!Rig.pinned[rig.eid]) {
+      let f = 1;
+      if (fast) {
+        const speed = len3(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
+        if (speed > maxMove) f = maxMove / speed;
+      }
       for (let a = 0; a < 3; a++) {
-        const v = vel[r3 + a]!, nv = v + acc[r3 + a]! * dt;
+        const v = vel[r3 + a]!, nv = (v + acc[r3 + a]! * dt) * f;
         centre[r3 + a] += (explicit ? v : nv) * dt;
         vel[r3 + a] = nv;
       }
     }
+    if (fast) Rig.clampedSteps[rig.eid] += 1;
   }
 }

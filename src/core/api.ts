@@ -3,7 +3,8 @@
  * and the metrics. Every write is checked first, so a bad value throws and the world is
  * left as it was.
  */
-import { findRig, type PhysikWorld, type RigRecord } from './world';
+import { findRig, type PhysikWorld, type RigRecord, type SettleListener } from './world';
+import { wakeRig } from './wake';
 import { setTargetOf, setActiveOf } from './targets';
 import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
 import { forwardKinematicsOf } from '../../systems/forwardKinematics';
@@ -38,6 +39,21 @@ export function setSettings(world: PhysikWorld, rig: number, patch: Partial<Sett
   if (!parsed.success || issues.length) throw new SceneError(issues, `rig "${record.name}"`);
   Object.assign(record.settings, parsed.data);
   applyDerivedSettings(world, record);
+  wakeRig(world, rig); // a sleeping rig follows its new settings
+}
+
+/**
+ * Listen to rigs' settling status: called after the step in which a rig's status changes
+ * ('settling', 'converged', 'stalled', 'diverged'; systems/settling.ts). Returns the
+ * function that removes the listener.
+ */
+export function onSettle(world: PhysikWorld, listener: SettleListener): () => void {
+  const listeners = world.physik.settleListeners;
+  listeners.push(listener);
+  return () => {
+    const i = listeners.indexOf(listener);
+    if (i >= 0) listeners.splice(i, 1);
+  };
 }
 
 export function getSettings(world: PhysikWorld, rig: number): Readonly<Settings> {
@@ -75,8 +91,12 @@ export function readPose(world: PhysikWorld, rig: number): Record<string, BonePo
 
 export interface RigMetrics {
   step: number;
-  /** Solve status of the last step, or 'converged' once the rig is at rest. */
+  /**
+   * The rig's settling status (systems/settling.ts): 'settling', 'converged' (at rest on its
+   * goals), 'stalled' (at rest short of them, or moving without progress), 'diverged'.
+   */
   status: SolveStatus;
+  /** Status of the last step's joint solve (PhysIK) or kinematic solve. */
   solveStatus: SolveStatus;
   passes: number;
   mismatch: number;
@@ -94,6 +114,14 @@ export interface RigMetrics {
   /** The step the current rest began, or null while moving. */
   restSince: number | null;
   divergedSteps: number;
+  /** Substeps the last step took (1; more when the guard refused the whole step; 0 refused). */
+  substeps: number;
+  /** Steps the guard refused and substeps then took. */
+  retriedSteps: number;
+  /** Not stepped until a target or setting changes (`sleepWhenConverged`). */
+  sleeping: boolean;
+  /** Hybrid finish: 'none' yet, 'finishing' (the finish solver poses the rig), 'finished'. */
+  finish: 'none' | 'finishing' | 'finished';
 }
 
 export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
@@ -115,7 +143,7 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
   const atRest = Rig.atRest[r] === 1;
   return {
     step: Rig.step[r]!,
-    status: solveStatus === 'diverged' || solveStatus === 'stalled' ? solveStatus : atRest ? 'converged' : 'settling',
+    status: statusNames[Rig.settle[r]!]!,
     solveStatus,
     passes: Rig.passes[r]!,
     mismatch: Rig.mismatch[r]!,
@@ -132,6 +160,10 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
     atRest,
     restSince: Rig.restSince[r]! >= 0 ? Rig.restSince[r]! : null,
     divergedSteps: Rig.diverged[r]!,
+    substeps: Rig.substeps[r]!,
+    retriedSteps: Rig.retriedSteps[r]!,
+    sleeping: Rig.sleeping[r] === 1,
+    finish: (['none', 'finishing', 'finished'] as const)[Rig.finishing[r]!]!,
   };
 }
 

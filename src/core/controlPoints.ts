@@ -12,6 +12,7 @@ import { parseControlPoint, SceneError } from '../scene/load';
 import type { ControlPointDescription } from '../scene/types';
 import { attachmentPoint } from './attachment';
 import { findRig, type PhysikWorld, type RigRecord } from './world';
+import { wakeRig } from './wake';
 
 /** Write a validated description into control point entity `eid` of `record`. */
 export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: number, bone: number, cp: ControlPointDescription): void {
@@ -36,8 +37,7 @@ export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: num
 }
 
 function wake(world: PhysikWorld, record: RigRecord): void {
-  world.physik.Rig.atRest[record.eid] = 0;
-  world.physik.Rig.restSince[record.eid] = -1;
+  wakeRig(world, record.eid);
 }
 
 /**

@@ -7,13 +7,14 @@
  *   step(world, 100);
  *   readPose(world, rig); readMetrics(world, rig);
  */
-export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions } from './world';
+export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from './world';
 export { addRig, removeRig, type RigInput, type RigHandle } from './rig';
 export { addControlPoint, removeControlPoint, describeControlPoint } from './controlPoints';
 export { step, physikPipeline, type System } from './pipeline';
 export {
-  setTarget, setControlPointActive, setSettings, getSettings, readPose, readMetrics, resetRig,
+  setTarget, setControlPointActive, setSettings, getSettings, readPose, readMetrics, resetRig, onSettle,
   type BonePose, type RigMetrics,
 } from './api';
 export { defaultSettings, paperSettings } from './settings';
+export { wakeRig } from './wake';
 export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';

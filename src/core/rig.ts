@@ -8,7 +8,7 @@ import { quatFromDirectionRoll, quatMulConjA, quatRotate } from '../math/quat';
 import { parseScene } from '../scene/load';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../scene/types';
 import type { PhysikWorld, RigRecord } from './world';
-import { computeBoneDerived } from './derived';
+import { applyInertiaFloor, computeBoneDerived } from './derived';
 import { attachmentPoint } from './attachment';
 import { initControlPoint } from './controlPoints';
 
@@ -210,6 +210,7 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   Rig.pinned[rigEid] = pinned ? 1 : 0;
   Rig.pin.set(Bone.head.subarray(root * 3, root * 3 + 3), rigEid * 3);
   Rig.height[rigEid] = height;
+  for (const b of boneEids) applyInertiaFloor(Bone, b, height);
   // centre of mass at rest, so polar-com interpolation has its pivot before the first step
   centreOfMass(world, boneEids, rigEid);
 
@@ -345,6 +346,8 @@ export function resetRigMetrics(world: PhysikWorld, rig: number): void {
   R.kineticEnergy[rig] = 0; R.maxTargetError[rig] = 0; R.meanTargetError[rig] = 0;
   R.maxJointGap[rig] = 0; R.maxLimitViolation[rig] = 0; R.maxEndSpeed[rig] = 0;
   R.atRest[rig] = 0; R.restSince[rig] = -1; R.diverged[rig] = 0;
+  R.substeps[rig] = 1; R.retriedSteps[rig] = 0; R.substepCount[rig] = 1; R.substepHeld[rig] = 0; R.speedClamp[rig] = 0; R.clampedSteps[rig] = 0; R.settle[rig] = 0; R.settleSince[rig] = 0;
+  R.bestError[rig] = Infinity; R.progressStep[rig] = 0; R.sleeping[rig] = 0; R.finishing[rig] = 0;
 }
 
 /** Rig.centreOfMass from the bones' current centres. */

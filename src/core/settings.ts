@@ -48,6 +48,13 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   restPull: 0,
   gravity: 0,
   bendDirection: 'positive',
+  maxSubsteps: 32,
+  settleSteps: 10,
+  settleTolerance: 1e-3,
+  stallSteps: 400,
+  sleepWhenConverged: true,
+  finish: 'none',
+  finishRadius: 0.05,
 } satisfies Settings);
 
 /**
@@ -70,6 +77,8 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   limitHardStop: false,
   limitControlRatio: 0,
   limitTolerance: 0.1,
+  maxSubsteps: 1,
+  sleepWhenConverged: false,
 } satisfies Partial<Settings>);
 
 /** Range checks shared by the scene schema and the plugin API; returns an error or null. */
@@ -97,6 +106,11 @@ export const settingRanges: Record<string, { min?: number; max?: number; integer
   dlsLambda: { min: 0 },
   restPull: { min: 0 },
   gravity: { min: -1000, max: 1000 },
+  maxSubsteps: { min: 1, max: 1024, integer: true },
+  settleSteps: { min: 1, max: 1e6, integer: true },
+  settleTolerance: { min: 0, exclusiveMin: true, max: 1 },
+  stallSteps: { min: 1, max: 1e6, integer: true },
+  finishRadius: { min: 0, exclusiveMin: true, max: 10 },
 };
 
 export const settingEnums: Record<string, readonly string[]> = {
@@ -111,4 +125,5 @@ export const settingEnums: Record<string, readonly string[]> = {
   interJoint: ['iterative', 'exact'],
   ikMode: ['path-dependent', 'path-independent'],
   bendDirection: ['positive', 'negative'],
+  finish: ['none', 'ccd', 'dls'],
 };

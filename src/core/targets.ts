@@ -6,6 +6,7 @@
 import type { PhysikWorld, RigRecord } from './world';
 import { len3 } from '../math/quat';
 import { MAX_MAGNITUDE } from '../scene/check';
+import { wakeRig } from './wake';
 
 /** The pivot of polar interpolation for control point cp, written to out[0..2]. */
 export function interpolationPivot(world: PhysikWorld, rig: RigRecord, cp: number, out: Float64Array): void {
@@ -57,13 +58,10 @@ export function setTargetOf(world: PhysikWorld, rig: RigRecord, cp: number, x: n
     ControlPoint.interpStep[cp] = 0;
     ControlPoint.interpSteps[cp] = 0;
   }
-  // a moved target wakes the rig
-  world.physik.Rig.atRest[rig.eid] = 0;
-  world.physik.Rig.restSince[rig.eid] = -1;
+  wakeRig(world, rig.eid); // a moved target wakes the rig
 }
 
 export function setActiveOf(world: PhysikWorld, rig: RigRecord, cp: number, active: boolean): void {
   world.physik.ControlPoint.active[cp] = active ? 1 : 0;
-  world.physik.Rig.atRest[rig.eid] = 0;
-  world.physik.Rig.restSince[rig.eid] = -1;
+  wakeRig(world, rig.eid);
 }

@@ -72,7 +72,26 @@ export interface PhysikContext {
    * substeps; null means every rig.
    */
   stepping: RigRecord[] | null;
+  /**
+   * Filled each step (systems/sleep.ts): the rigs not asleep; those PhysIK integrates in one
+   * step; those it integrates in substeps (systems/substepRetry.ts).
+   */
+  awake: RigRecord[];
+  simulated: RigRecord[];
+  substepped: RigRecord[];
+  /** Called when a rig's settling status changes (systems/settling.ts; `onSettle` in the API). */
+  settleListeners: SettleListener[];
 }
+
+export interface SettleEvent {
+  rig: number;
+  name: string;
+  status: 'settling' | 'converged' | 'stalled' | 'diverged';
+  previous: 'settling' | 'converged' | 'stalled' | 'diverged';
+  step: number;
+  maxTargetError: number;
+}
+export type SettleListener = (event: SettleEvent) => void;
 
 export type PhysikWorld = World<{ physik: PhysikContext }>;
 
@@ -93,6 +112,10 @@ function createContext(options: PhysikOptions = {}): PhysikContext {
     tags: { IsBone: {}, IsJoint: {}, IsControlPoint: {}, IsRig: {} },
     rigs: [],
     stepping: null,
+    awake: [],
+    simulated: [],
+    substepped: [],
+    settleListeners: [],
   };
 }
 

@@ -160,6 +160,28 @@ export interface Settings {
   gravity: number;
   /** Two-bone solver: which way the middle joint bends when no pole is given. */
   bendDirection: 'positive' | 'negative';
+  /**
+   * Divergence guard: a step the guard refuses is rolled back and retried in 2, 4, ... up to
+   * this many substeps; 1 = no retry (the refused step keeps the last good pose at rest).
+   */
+  maxSubsteps: number;
+  /**
+   * Settling status (systems/settling.ts): after `settleSteps` steps at rest the rig is
+   * 'converged' when every goal is within `settleTolerance` × height, else 'stalled'; a rig
+   * still moving that has not improved its target error for `stallSteps` steps is 'stalled'.
+   */
+  settleSteps: number;
+  settleTolerance: number;
+  stallSteps: number;
+  /** Stop stepping a converged (or stalled, at rest) rig until a target or setting changes. */
+  sleepWhenConverged: boolean;
+  /**
+   * Hybrid finish: once PhysIK has slowed near its targets (within `finishRadius` × height,
+   * end speeds under 10 × restSpeed), this kinematic solver takes over to reach the targets
+   * exactly within the limits. 'none' = PhysIK to the end.
+   */
+  finish: 'none' | 'ccd' | 'dls';
+  finishRadius: number;
 }
 
 export interface ScriptEvent {

@@ -47,6 +47,9 @@ interface SeedResult {
   infeasibleJoints: number;
   divergedSteps: number;
   divergedTail: number;
+  clampedSteps: number;
+  clampedTail: number;
+  retriedSteps: number;
   settled: boolean;
 }
 
@@ -114,7 +117,7 @@ function runSeed(seed: number, o: Options): SeedResult {
     nonFinite: r.nonFinite, maxGap: r.maxGap, maxGapRel: r.maxGapRel, maxLengthErrRel: r.maxLengthErrRel,
     maxQuatErr: r.maxQuatErr, maxPinErr: r.maxPinErr, peakLimitDeg: r.peakLimitDeg, finalLimitDeg: r.finalLimitDeg,
     peakExcessDeg: r.peakExcessDeg, finalExcessDeg: r.finalExcessDeg, peakGrowthDeg: r.peakGrowthDeg,
-    infeasibleJoints: r.infeasibleJoints, divergedSteps: r.divergedSteps, divergedTail: r.divergedTail, settled: r.settled,
+    infeasibleJoints: r.infeasibleJoints, divergedSteps: r.divergedSteps, divergedTail: r.divergedTail, clampedSteps: r.clampedSteps, clampedTail: r.clampedTail, retriedSteps: r.retriedSteps, settled: r.settled,
   };
 }
 
@@ -159,12 +162,16 @@ function summarize(results: SeedResult[], o: Options, wallMs: number) {
     seedsGuarded: rs.filter((r) => r.divergedSteps > 0).length,
     seedsGuardedInLastQuarter: rs.filter((r) => r.divergedTail > 0).length,
     seedsGuardedEveryStep: rs.filter((r) => r.divergedSteps >= o.steps).length,
+    retriedSteps: rs.reduce((s, r) => s + r.retriedSteps, 0),
+    clampedSteps: rs.reduce((s, r) => s + r.clampedSteps, 0),
+    seedsClamped: rs.filter((r) => r.clampedSteps > 0).length,
+    seedsClampedInLastQuarter: rs.filter((r) => r.clampedTail > 0).length,
     seedsSettled: rs.filter((r) => r.settled).length,
     structuralFailures: rs.filter((r) => r.failures.structural).length,
     limitFailures: rs.filter((r) => r.failures.limits).length,
     determinismFailures: rs.filter((r) => r.failures.determinism).length,
   });
-  const running = (rs: SeedResult[]) => rs.filter((r) => r.divergedTail === 0);
+  const running = (rs: SeedResult[]) => rs.filter((r) => r.divergedTail === 0 && r.clampedTail === 0);
   const def = results.filter((r) => r.settings === 'default');
   const rnd = results.filter((r) => r.settings === 'random');
   return {
@@ -172,7 +179,7 @@ function summarize(results: SeedResult[], o: Options, wallMs: number) {
     wallSeconds: wallMs / 1000,
     all: group(results),
     defaultSettings: group(def),
-    /** Default settings, seeds whose last quarter had no guarded step (the rig was running). */
+    /** Default settings, seeds whose last quarter had no refused step and no clamped speeds. */
     defaultSettingsRunning: group(running(def)),
     randomSettings: group(rnd),
     randomSettingsRunning: group(running(rnd)),
@@ -188,7 +195,8 @@ function printGroup(name: string, g: Summary['all']) {
   console.log(`${name}: ${g.seeds} seeds`);
   console.log(`  non-finite values ${g.nonFiniteValues} (seeds ${g.seedsWithNonFinite}); largest joint gap ${fmt(g.largestJointGap)} (relative ${fmt(g.largestJointGapRel)}); length error (rel) ${fmt(g.largestLengthErrRel)}; | |q|-1 | ${fmt(g.largestQuatErr)}; pin ${fmt(g.largestPinErr)}`);
   console.log(`  limit violation °: peak ${fmt(l.peak, 2)}, final ${fmt(l.final, 2)}; beyond the unavoidable: peak ${fmt(l.peakBeyondUnavoidable, 2)}, final ${fmt(l.finalBeyondUnavoidable, 2)}; largest growth over the rest pose ${fmt(l.peakGrowthOverRestPose, 2)} (seeds with infeasible limits ${g.seedsWithInfeasibleLimits})`);
-  console.log(`  guarded (diverged) steps ${g.guardedSteps}: seeds guarded ${g.seedsGuarded}, in the last quarter ${g.seedsGuardedInLastQuarter}, on every step ${g.seedsGuardedEveryStep}; settled ${g.seedsSettled}`);
+  console.log(`  refused (diverged) steps ${g.guardedSteps}: seeds ${g.seedsGuarded}, in the last quarter ${g.seedsGuardedInLastQuarter}, on every step ${g.seedsGuardedEveryStep}; settled ${g.seedsSettled}`);
+  console.log(`  retried steps ${g.retriedSteps}; steps with clamped speeds ${g.clampedSteps}: seeds ${g.seedsClamped}, in the last quarter ${g.seedsClampedInLastQuarter}`);
   console.log(`  failures: structural ${g.structuralFailures}, limits ${g.limitFailures}, determinism ${g.determinismFailures}`);
 }
 

@@ -300,6 +300,11 @@ export interface CaseResult {
   divergedSteps: number;
   /** Diverged (guarded) steps in the last quarter of the run (after every target jump). */
   divergedTail: number;
+  /** Steps taken with clamped speeds (substeps did not help, systems/substepRetry.ts), in all and in the last quarter. */
+  clampedSteps: number;
+  clampedTail: number;
+  /** Steps the guard refused whole and retried (substeps or clamp). */
+  retriedSteps: number;
   /** First and last diverged step (1-based), or 0. */
   firstDivergedStep: number;
   lastDivergedStep: number;
@@ -416,7 +421,7 @@ export function runCase(c: FuzzCase, steps: number): CaseResult {
   const r: CaseResult = {
     steps, nonFinite: 0, firstNonFiniteStep: 0, firstNonFiniteField: '', maxGap: 0, maxGapRel: 0, maxLengthErrRel: 0, maxQuatErr: 0,
     maxPinErr: 0, peakLimitDeg: 0, finalLimitDeg: 0, peakExcessDeg: 0, finalExcessDeg: 0, peakGrowthDeg: 0, infeasibleJoints,
-    atRest: false, settled: false, restLimitDeg: 0, divergedSteps: 0, divergedTail: 0, firstDivergedStep: 0, lastDivergedStep: 0,
+    atRest: false, settled: false, restLimitDeg: 0, divergedSteps: 0, divergedTail: 0, clampedSteps: 0, clampedTail: 0, retriedSteps: 0, firstDivergedStep: 0, lastDivergedStep: 0,
     checksum: 2166136261,
     finalState: new Uint8Array(0), height: Rig.height[rig]!,
   };
@@ -443,7 +448,9 @@ export function runCase(c: FuzzCase, steps: number): CaseResult {
       setTarget(world, cp, [Bone.head[h]! + j.dir[0] * d, Bone.head[h + 1]! + j.dir[1] * d, Bone.head[h + 2]! + j.dir[2] * d]);
     }
     const divergedBefore = Rig.diverged[rig]!;
+    const clampedBefore = Rig.clampedSteps[rig]!;
     step(world);
+    if (Rig.clampedSteps[rig]! > clampedBefore && s >= steps - tail) r.clampedTail++;
     if (Rig.diverged[rig]! > divergedBefore) {
       if (!r.firstDivergedStep) r.firstDivergedStep = s + 1;
       r.lastDivergedStep = s + 1;
@@ -516,6 +523,8 @@ export function runCase(c: FuzzCase, steps: number): CaseResult {
   r.atRest = m.atRest;
   r.settled = m.atRest && m.restSince !== null && m.restSince <= m.step - REST_STEPS;
   r.divergedSteps = m.divergedSteps;
+  r.clampedSteps = Rig.clampedSteps[rig]!;
+  r.retriedSteps = m.retriedSteps;
   r.finalState = finalBytes(world);
   return r;
 }
@@ -557,9 +566,9 @@ export const BOUNDS = {
 export function limitFailure(c: FuzzCase, r: CaseResult): string | null {
   if (Object.keys(c.settings).length > 0) return null;
   if (r.finalExcessDeg <= BOUNDS.limitFinalDeg) return null;
-  const held = r.divergedTail > 0
+  const held = (r.divergedTail > 0
     ? `; the divergence guard held the rig on ${r.divergedTail} of the last ${Math.floor(r.steps / 4)} steps (diverged steps ${r.firstDivergedStep}..${r.lastDivergedStep}, ${r.divergedSteps} in all)`
-    : '';
+    : '') + (r.clampedTail > 0 ? `; speeds clamped on ${r.clampedTail} of the last ${Math.floor(r.steps / 4)} steps (${r.clampedSteps} in all)` : '');
   return `final limit violation ${r.finalExcessDeg.toFixed(2)}° > ${BOUNDS.limitFinalDeg}°${held}`;
 }
 

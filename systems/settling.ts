@@ -1,0 +1,139 @@
+/**
+ * Settling: each awake rig's status from the trends of its motion and target error, the
+ * hybrid finish, and sleep. Runs after metrics.
+ *
+ * Status (`Rig.settle`, STATUS_* of components/Rig):
+ * - 'diverged': the divergence guard refused a step, even in substeps, within the last
+ *   `settleSteps` steps (the rig kept its last good state).
+ * - 'converged': at rest (every bone end slower than restSpeed × height, no target
+ *   interpolating) for `settleSteps` steps, with every goal within settleTolerance × height.
+ * - 'stalled': at rest as long, a goal farther and the error no longer improving (out of
+ *   reach, held by a limit, goals in conflict; a rig creeping slowly onto its goals is still
+ *   settling); or still moving without improving the target error by 0.1% for `stallSteps`
+ *   steps (a limit cycle: the paper's wobbling hand).
+ * - 'settling': otherwise. A change of targets or settings starts it over (systems/sleep.ts).
+ * Each change of status calls the world's settle listeners (`onSettle` in the API).
+ *
+ * Hybrid finish (`finish` 'ccd' or 'dls'): when a PhysIK rig has slowed (end speeds under
+ * 10 × restSpeed × height) within finishRadius × height of its goals, the finish solver takes
+ * over from that pose (systems/kinematicSolve.ts) until it reports converged or stalled (or
+ * `stallSteps` pass); the rig then stands still with zero velocity, where PhysIK resumes.
+ * CCD and DLS clamp to the limits, so the finish reaches goals PhysIK's soft limits and
+ * springs leave a little short, and skips PhysIK's slow exponential tail.
+ *
+ * Sleep (`sleepWhenConverged`): a converged rig, or one stalled at rest, gets zero velocity and
+ * is no longer stepped until it is woken.
+ */
+import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { steppingRigs } from '../src/core/world';
+import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, statusNames } from '../components';
+import { forwardKinematicsOf } from './forwardKinematics';
+
+/** An improvement of the target error smaller than this fraction is not progress. */
+const PROGRESS = 1e-3;
+/** The finish starts when bone ends are slower than this × restSpeed × height. */
+const FINISH_SPEED = 10;
+
+export function settling(world: PhysikWorld): void {
+  const { Rig } = world.physik;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const r = rig.eid;
+    const s = rig.settings;
+    const step = Rig.step[r]!;
+    const H = Rig.height[r]!;
+    const err = Rig.maxTargetError[r]!;
+    const tolerance = s.settleTolerance * H;
+    if (err < Rig.bestError[r]! * (1 - PROGRESS) - 1e-12 * H) {
+      Rig.bestError[r] = err;
+      Rig.progressStep[r] = step;
+    }
+
+    if (Rig.finishing[r] === 1) {
+      // the finish solver posed the rig this step: done when it says so, or out of time
+      const solver = Rig.solveStatus[r]!;
+      const done = solver === STATUS_CONVERGED || solver === STATUS_STALLED || solver === STATUS_DIVERGED || step - Rig.progressStep[r]! >= s.stallSteps;
+      if (done) {
+        Rig.finishing[r] = 2;
+        standStill(world, rig);
+        setSettleStatus(world, rig, err <= tolerance ? STATUS_CONVERGED : STATUS_STALLED);
+        if (s.sleepWhenConverged) fallAsleep(world, rig);
+      }
+      continue;
+    }
+
+    let status: number;
+    if (Rig.substeps[r] === 0) {
+      status = STATUS_DIVERGED;
+      Rig.settleSince[r] = step; // stays diverged until settleSteps good steps pass
+    } else if (Rig.settle[r] === STATUS_DIVERGED && step - Rig.settleSince[r]! < s.settleSteps) {
+      status = STATUS_DIVERGED;
+    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && err <= tolerance) {
+      status = STATUS_CONVERGED;
+    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && step - Rig.progressStep[r]! >= s.settleSteps) {
+      status = STATUS_STALLED; // at rest short of a goal, and no longer creeping toward it
+    } else if (step - Rig.progressStep[r]! >= s.stallSteps) {
+      status = STATUS_STALLED;
+    } else {
+      status = STATUS_SETTLING;
+    }
+
+    if (
+      s.finish !== 'none' && s.solver === 'physik' && Rig.finishing[r] === 0 && status !== STATUS_DIVERGED &&
+      err > s.ikTolerance * H && err <= s.finishRadius * H &&
+      Rig.maxEndSpeed[r]! < FINISH_SPEED * s.restSpeed * H && !interpolating(world, rig)
+    ) {
+      Rig.finishing[r] = 1; // the finish solver poses the rig from the next step
+      Rig.progressStep[r] = step;
+      if (status !== STATUS_SETTLING) setSettleStatus(world, rig, STATUS_SETTLING);
+      continue;
+    }
+
+    if (status !== Rig.settle[r]) setSettleStatus(world, rig, status);
+    if (s.sleepWhenConverged && Rig.atRest[r] && (status === STATUS_CONVERGED || status === STATUS_STALLED)) fallAsleep(world, rig);
+  }
+}
+
+/** Set a rig's status and tell the listeners (also used when a change wakes the rig). */
+export function setSettleStatus(world: PhysikWorld, rig: RigRecord, status: number): void {
+  const { Rig, settleListeners } = world.physik;
+  const r = rig.eid;
+  const previous = Rig.settle[r]!;
+  if (previous === status) return;
+  Rig.settle[r] = status;
+  Rig.settleSince[r] = Rig.step[r]!;
+  for (let i = 0; i < settleListeners.length; i++) {
+    settleListeners[i]!({
+      rig: r, name: rig.name, status: statusNames[status]!, previous: statusNames[previous]!,
+      step: Rig.step[r]!, maxTargetError: Rig.maxTargetError[r]!,
+    });
+  }
+}
+
+function interpolating(world: PhysikWorld, rig: RigRecord): boolean {
+  const { ControlPoint } = world.physik;
+  for (let i = 0; i < rig.controlPoints.length; i++) {
+    const cp = rig.controlPoints[i]!;
+    if (ControlPoint.interpStep[cp]! < ControlPoint.interpSteps[cp]!) return true;
+  }
+  return false;
+}
+
+/** Zero velocity everywhere (positions unchanged), and the metrics that follow from it. */
+function standStill(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Rig } = world.physik;
+  for (let i = 0; i < rig.bones.length; i++) {
+    const b3 = rig.bones[i]! * 3;
+    Bone.angVel.fill(0, b3, b3 + 3);
+    Bone.vel.fill(0, b3, b3 + 3);
+  }
+  forwardKinematicsOf(world, rig);
+  Rig.kineticEnergy[rig.eid] = 0;
+  Rig.maxEndSpeed[rig.eid] = 0;
+}
+
+function fallAsleep(world: PhysikWorld, rig: RigRecord): void {
+  standStill(world, rig);
+  world.physik.Rig.sleeping[rig.eid] = 1;
+}

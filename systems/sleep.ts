@@ -1,0 +1,51 @@
+/**
+ * Sleeping rigs. A rig the settling system put to sleep (converged, `sleepWhenConverged`) is
+ * not stepped, so an idle sandbox costs nothing, until something changes what it should do:
+ * a target moves, a point is switched, a setting changes, the rig is reset (all of which call
+ * `wakeRig`, src/core/wake.ts). Scripts keep time while a rig sleeps: `Rig.step` still counts.
+ *
+ * - `wakeOnChange` (before the physics): handles the change flags and fills the step's lists,
+ *   `awake` (every rig not asleep), and of the awake rigs PhysIK integrates (solver 'physik',
+ *   not in a hybrid finish) `simulated` (in one step) and `substepped` (in substeps, after a
+ *   step the guard refused: systems/substepRetry.ts).
+ * - `sleepingClock` (last): advances the step counter of the rigs that slept through the step.
+ */
+import type { PhysikWorld } from '../src/core/world';
+import { STATUS_SETTLING } from '../components';
+import { setSettleStatus } from './settling';
+
+export function wakeOnChange(world: PhysikWorld): void {
+  const { Rig, rigs, awake, simulated, substepped } = world.physik;
+  awake.length = 0;
+  simulated.length = 0;
+  substepped.length = 0;
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const r = rig.eid;
+    if (Rig.changed[r]) {
+      Rig.changed[r] = 0;
+      Rig.sleeping[r] = 0;
+      Rig.finishing[r] = 0;
+      Rig.bestError[r] = Infinity;
+      Rig.progressStep[r] = Rig.step[r]!;
+      if (Rig.settle[r] !== STATUS_SETTLING) setSettleStatus(world, rig, STATUS_SETTLING);
+    }
+    if (Rig.sleeping[r]) continue;
+    awake.push(rig);
+    if (rig.settings.solver !== 'physik' || Rig.finishing[r] === 1) continue;
+    if (Rig.substepCount[r]! > 1 || Rig.speedClamp[r]) substepped.push(rig);
+    else simulated.push(rig);
+  }
+}
+
+export function sleepingClock(world: PhysikWorld): void {
+  const { Rig, rigs, awake } = world.physik;
+  // the rigs missing from `awake` slept through the step (both lists are in creation order;
+  // a rig that fell asleep during this step was counted by metrics already)
+  let ai = 0;
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    if (ai < awake.length && awake[ai] === rig) { ai++; continue; }
+    Rig.step[rig.eid] += 1;
+  }
+}
