@@ -5,7 +5,8 @@
  * a magenta ghost (pixels that are not there without it); at equilibrium its bone tips sit
  * within 2% of the rig's height of PhysIK's; a mouse drag of a target moves both and they
  * settle together again; switching it off removes the meshes; a deep link opens with it; a
- * scene loaded from the panel is mirrored anew; no console or page errors throughout.
+ * scene loaded from the panel is mirrored anew; no console or page errors throughout. A Rapier
+ * that cannot be loaded (its chunk's request refused) leaves a message and a running sandbox.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -196,6 +197,23 @@ describe('Rapier ghost (headless Chromium)', () => {
     expect(await page.evaluate(() => window.physik!.rapierDistance()!.rigs)).toBe(1);
     expect(await page.evaluate(() => window.physik!.rapierInits())).toBe(1);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('when Rapier cannot be loaded, the message says so and the sandbox runs on', async () => {
+    const { page, errors } = await open('?scene=humanoid');
+    await page.route(/\/assets\/rapier-[^/]*\.js$/, (route) => route.abort('failed'));
+    const result = await page.evaluate(() => window.physik!.rapierGhost(true).then(() => 'started', (e: unknown) => String(e)));
+    expect(result).toMatch(/Failed to fetch|import|module/i);
+    const el = page.locator('#error');
+    await el.waitFor({ state: 'visible', timeout: 10_000 });
+    expect((await el.textContent()) ?? '').toContain('The Rapier ghost could not start');
+    expect(await page.evaluate(() => [window.__physik!.rapierJoints, window.__physik!.rapier, window.__physik!.view.ghostInfo('rapier').drawn])).toEqual([null, null, false]);
+    expect(await panelControl(page, 'Rapier ghost').locator('input').isChecked()).toBe(false);
+    const taken = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForFunction((t) => window.__physik!.stepsTaken > t + 10, taken, { timeout: 60_000 });
+    // the browser reports the refused fetch itself; nothing else
+    expect(errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
     await page.close();
   });
 
