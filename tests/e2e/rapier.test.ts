@@ -144,7 +144,7 @@ describe('Rapier ghost (headless Chromium)', () => {
     await page.close();
   });
 
-  it('the panel switches it, the address follows; a deep link opens with it; a loaded scene, a reset and a crowd are mirrored anew', async () => {
+  it('the panel switches it, the address follows; a deep link opens with it; a loaded scene, a reset and a crowd are mirrored anew; hidden in playback', async () => {
     const { page, errors } = await open('?scene=humanoid&rapier=1');
     await page.waitForFunction(() => window.__physik!.rapier !== null, undefined, { timeout: 60_000 });
     expect(await page.evaluate(() => window.__physik!.rapierJoints)).toBe('impulse');
@@ -186,6 +186,17 @@ describe('Rapier ghost (headless Chromium)', () => {
     await page.evaluate(() => window.__physik!.reset());
     await nextFrames(page);
     expect(await page.evaluate(() => window.physik!.rapierDistance()!.builds)).toBeGreaterThan(beforeReset);
+
+    // a recording played back shows PhysIK's recorded poses only: the ghost hides, and is back live
+    await page.evaluate(() => window.__physik!.recorder.record());
+    const recStart = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForFunction((t) => window.__physik!.stepsTaken > t + 20, recStart, { timeout: 60_000 });
+    await page.evaluate(() => { window.__physik!.recorder.stop(); window.__physik!.recorder.play(); });
+    await nextFrames(page);
+    expect(await page.evaluate(() => window.__physik!.view.ghostInfo('rapier').drawn)).toBe(false);
+    await page.evaluate(() => window.__physik!.recorder.live());
+    await nextFrames(page);
+    expect(await page.evaluate(() => window.__physik!.view.ghostInfo('rapier').drawn)).toBe(true);
 
     // a crowd: each rig mirrored (within the limit), all drawn
     await page.evaluate(() => window.__physik!.spawnCrowd(3));
