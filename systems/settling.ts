@@ -17,7 +17,8 @@
  * Hybrid finish (`finish` 'ccd' or 'dls'): when a PhysIK rig has slowed (end speeds under
  * 10 × restSpeed × height) within finishRadius × height of its goals, the finish solver takes
  * over from that pose (systems/kinematicSolve.ts) until it reports converged or stalled (or
- * `stallSteps` pass); the rig then stands still with zero velocity, where PhysIK resumes.
+ * `stallSteps` pass); the rig then stands still with zero velocity: converged (and asleep if
+ * allowed) when the goals are within tolerance, else PhysIK resumes from there.
  * CCD and DLS clamp to the limits, so the finish reaches goals PhysIK's soft limits and
  * springs leave a little short, and skips PhysIK's slow exponential tail.
  *
@@ -57,8 +58,13 @@ export function settling(world: PhysikWorld): void {
       if (done) {
         Rig.finishing[r] = 2;
         standStill(world, rig);
-        setSettleStatus(world, rig, err <= tolerance ? STATUS_CONVERGED : STATUS_STALLED);
-        if (s.sleepWhenConverged) fallAsleep(world, rig);
+        if (err <= tolerance) {
+          setSettleStatus(world, rig, STATUS_CONVERGED);
+          if (s.sleepWhenConverged) fallAsleep(world, rig);
+        } else {
+          // the finish stopped short (a local minimum against the limits): PhysIK goes on
+          Rig.progressStep[r] = step;
+        }
       }
       continue;
     }

@@ -178,7 +178,7 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
 
   let rigShown = -1;
   let statusCode = 0;
-  let atRest = 0;
+  let sleeping = 0;
   // step time shown: the mean over the steps sampled since the last draw
   let stepMs = NaN;
   let stepMsSum = 0;
@@ -196,8 +196,8 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     plots[1]!.series.push(simTime, R.mismatch[rig]!);
     plots[2]!.series.push(simTime, R.kineticEnergy[rig]!);
     plots[3]!.series.push(simTime, R.passes[rig]!);
-    statusCode = R.solveStatus[rig]!;
-    atRest = R.atRest[rig]!;
+    statusCode = R.settle[rig]!;
+    sleeping = R.sleeping[rig]!;
     if (Number.isFinite(ms)) { stepMsSum += ms; stepMsCount++; }
   }
 
@@ -224,8 +224,8 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
   function draw(fps: number): void {
     if (disposed) return;
     for (const p of plots) drawPlot(p);
-    const s = hudStatus(statusCode, atRest);
-    status.set(s);
+    const s = hudStatus(statusCode);
+    status.set(sleeping ? `${s} (asleep)` : s);
     status.tint(STATUS_COLOURS[s]);
     if (stepMsCount > 0) {
       // Browsers coarsen performance.now() (to 0.1 ms without cross-origin isolation), so one

@@ -152,13 +152,11 @@ export class SeriesBuffer {
 const STATUS_BY_CODE: readonly SolveStatus[] = ['settling', 'converged', 'stalled', 'diverged'];
 
 /**
- * The status shown, as `readMetrics` computes it from the Rig store: 'diverged' or 'stalled'
- * from the last solve, else 'converged' once the rig is at rest, else 'settling'.
+ * The status shown, as `readMetrics` reports it: the rig's settling status (Rig.settle,
+ * systems/settling.ts); an unknown code reads as 'settling'.
  */
-export function hudStatus(solveStatusCode: number, atRest: number): SolveStatus {
-  const s = STATUS_BY_CODE[solveStatusCode] ?? 'settling';
-  if (s === 'diverged' || s === 'stalled') return s;
-  return atRest ? 'converged' : 'settling';
+export function hudStatus(settleCode: number): SolveStatus {
+  return STATUS_BY_CODE[settleCode] ?? 'settling';
 }
 
 /** Colours (0xRRGGBB) of the status line. */

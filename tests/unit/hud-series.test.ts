@@ -153,13 +153,11 @@ describe('SeriesBuffer', () => {
 
 describe('HUD helpers', () => {
   it('maps the Rig store status as readMetrics does', () => {
-    expect(hudStatus(0, 0)).toBe('settling');
-    expect(hudStatus(0, 1)).toBe('converged');
-    expect(hudStatus(1, 0)).toBe('settling');
-    expect(hudStatus(1, 1)).toBe('converged');
-    expect(hudStatus(2, 1)).toBe('stalled');
-    expect(hudStatus(3, 1)).toBe('diverged');
-    expect(hudStatus(99, 0)).toBe('settling');
+    expect(hudStatus(0)).toBe('settling');
+    expect(hudStatus(1)).toBe('converged');
+    expect(hudStatus(2)).toBe('stalled');
+    expect(hudStatus(3)).toBe('diverged');
+    expect(hudStatus(99)).toBe('settling');
   });
 
   it('formats values compactly', () => {
