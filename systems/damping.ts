@@ -16,15 +16,14 @@
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { applyDerivedSettings } from '../src/core/rig';
-import { quatRotateArr, quatRotateInvArr, rotatedDiagonalArr } from '../src/math/quat';
 
-const local = new Float64Array(3);
 /** Control point set each rig's derived damping was computed for (automatic damping follows it). */
 const derivedFor = new WeakMap<RigRecord, number>();
 
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
   const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
+  const dampingOf = Bone.damping;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
@@ -38,10 +37,13 @@ export function damping(world: PhysikWorld): void {
     const implicitDt = s.dampingMode === 'implicit' ? dt : 0;
     const beta = s.angularDampingMode === 'implicit' ? s.angularDamping : 0;
     const angularScale = 1 + beta * dt;
-    for (let bi = 0; bi < rig.bones.length; bi++) {
-      const b = rig.bones[bi]!;
+    const bones = rig.bones;
+    // quatRotateInvArr, quatRotateArr and rotatedDiagonalArr written out in registers (the
+    // same arithmetic in the same order, so the same bits), without their scratch array
+    for (let bi = 0; bi < bones.length; bi++) {
+      const b = bones[bi]!;
       const b3 = b * 3, q = b * 4;
-      const c = Bone.damping[b]!;
+      const c = dampingOf[b]!;
       const pointMass = c * implicitDt;
       const half = 0.5 * length[b]!;
       // d = R (0, L/2, 0): centre → tail
@@ -62,22 +64,35 @@ export function damping(world: PhysikWorld): void {
       let tz = -2 * c * (dx * uy - dy * ux);
       const Ix = inertia[b3]!, Iy = inertia[b3 + 1]!, Iz = inertia[b3 + 2]!;
       if (beta > 0) {
-        // −β I_world ω with I_world = R diag(I) Rᵀ
-        // (through scratch arrays: helpers returning numbers would box them when not inlined)
-        quatRotateInvArr(local, 0, rot, q, angVel, b3);
-        local[0] = -beta * Ix * local[0]!; local[1] = -beta * Iy * local[1]!; local[2] = -beta * Iz * local[2]!;
-        quatRotateArr(local, 0, rot, q, local, 0);
-        tx += local[0]!; ty += local[1]!; tz += local[2]!;
+        // −β I_world ω with I_world = R diag(I) Rᵀ: ω into the bone frame (q⁻¹ ω), scaled, back (q ·)
+        let sx = -qx, sy = -qy, sz = -qz;
+        let ax = 2 * (sy * wz - sz * wy), ay = 2 * (sz * wx - sx * wz), az = 2 * (sx * wy - sy * wx);
+        let lx = wx + qw * ax + (sy * az - sz * ay);
+        let ly = wy + qw * ay + (sz * ax - sx * az);
+        let lz = wz + qw * az + (sx * ay - sy * ax);
+        lx = -beta * Ix * lx; ly = -beta * Iy * ly; lz = -beta * Iz * lz;
+        sx = qx; sy = qy; sz = qz;
+        ax = 2 * (sy * lz - sz * ly); ay = 2 * (sz * lx - sx * lz); az = 2 * (sx * ly - sy * lx);
+        tx += lx + qw * ax + (sy * az - sz * ay);
+        ty += ly + qw * ay + (sz * ax - sx * az);
+        tz += lz + qw * az + (sx * ay - sy * ax);
       }
       torque[b3] = tx; torque[b3 + 1] = ty; torque[b3 + 2] = tz;
       effMass[b] = mass[b]! + 2 * pointMass;
       const endInertia = 2 * pointMass * half * half;
-      effInertia[b3] = Ix * angularScale + endInertia;
-      effInertia[b3 + 1] = Iy * angularScale;
-      effInertia[b3 + 2] = Iz * angularScale + endInertia;
-      // world-frame copy; implicit torsion springs add to it next
-      rotatedDiagonalArr(effInertiaWorld, b * 6, rot, q, effInertia, b3);
+      const ex = Ix * angularScale + endInertia, ey = Iy * angularScale, ez = Iz * angularScale + endInertia;
+      effInertia[b3] = ex; effInertia[b3 + 1] = ey; effInertia[b3 + 2] = ez;
+      // world-frame copy R diag(e) Rᵀ; implicit torsion springs add to it next
+      const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qz * qw), r02 = 2 * (qx * qz + qy * qw);
+      const r10 = 2 * (qx * qy + qz * qw), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qx * qw);
+      const r20 = 2 * (qx * qz - qy * qw), r21 = 2 * (qy * qz + qx * qw), r22 = 1 - 2 * (qx * qx + qy * qy);
+      const o = b * 6;
+      effInertiaWorld[o] = r00 * r00 * ex + r01 * r01 * ey + r02 * r02 * ez;
+      effInertiaWorld[o + 1] = r00 * r10 * ex + r01 * r11 * ey + r02 * r12 * ez;
+      effInertiaWorld[o + 2] = r00 * r20 * ex + r01 * r21 * ey + r02 * r22 * ez;
+      effInertiaWorld[o + 3] = r10 * r10 * ex + r11 * r11 * ey + r12 * r12 * ez;
+      effInertiaWorld[o + 4] = r10 * r20 * ex + r11 * r21 * ey + r12 * r22 * ez;
+      effInertiaWorld[o + 5] = r20 * r20 * ex + r21 * r21 * ey + r22 * r22 * ez;
     }
   }
 }
-

@@ -28,11 +28,9 @@
  */
 import type { PhysikWorld } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
-import { quatMul, quatMulConjA, quatToRotationVector } from '../src/math/quat';
+import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 
 const qRel = new Float64Array(4);
-const qFrame = new Float64Array(4);
-const phi = new Float64Array(3);
 const DEG = Math.PI / 180;
 /** Stiffness multiplier of a limit's spring past its hard-stop band (`limitHardStop`). */
 export const HARD_STOP_FACTOR = 50;
@@ -45,15 +43,6 @@ export function jointRotationVector(world: PhysikWorld, b: number, out: Float64A
   quatMulConjA(qRel, 0, Bone.restLocal, b * 4, qRel, 0); // relative to rest
   quatToRotationVector(out, 0, qRel, 0);
 }
-
-/** Add s · u uᵀ to the symmetric 3×3 at m[o], with u = su[0..2] and s = su[3]. */
-function addOuter(m: Float64Array, o: number, su: Float64Array): void {
-  const ux = su[0]!, uy = su[1]!, uz = su[2]!, s = su[3]!;
-  m[o] += s * ux * ux; m[o + 1] += s * ux * uy; m[o + 2] += s * ux * uz;
-  m[o + 3] += s * uy * uy; m[o + 4] += s * uy * uz; m[o + 5] += s * uz * uz;
-}
-
-const dir = new Float64Array(3);
 
 /**
  * Direction in the joint frame of the torque of a limit on axis a at rotation vector φ, to
@@ -81,13 +70,11 @@ export function limitTorqueDirection(out: Float64Array, phi: Float64Array, a: nu
   out[0] = e0; out[1] = e1; out[2] = e2;
 }
 
-// axis and scale for addOuter (arrays, not arguments: V8 boxes floating-point arguments)
-const scaledAxis = new Float64Array(4);
-
 export function torsionSprings(world: PhysikWorld): void {
   const { Bone, AngularLimit } = world.physik;
   const { enabled, min, max, angle, k: kUsed } = AngularLimit;
-  const { torque, angVel, effInertiaWorld, parent: parentOf } = Bone;
+  const { torque, angVel, effInertiaWorld, parent: parentOf, rot, restLocal, limitInertia } = Bone;
+  const stiffnessOf = AngularLimit.stiffness;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
@@ -99,36 +86,91 @@ export function torsionSprings(world: PhysikWorld): void {
     const implicit = s.limitImplicit;
     const conservative = s.limitTorque !== 'axis';
     const hardBand = s.limitHardStop ? s.limitHardStopDeg * DEG : -1;
+    const absolute = s.limitStiffnessAbsolute;
+    const rigStiffness = s.limitStiffness;
     const dt = s.dt;
-    for (let bi = 0; bi < rig.bones.length; bi++) {
-      const b = rig.bones[bi]!;
+    const bones = rig.bones;
+    for (let bi = 0; bi < bones.length; bi++) {
+      const b = bones[bi]!;
       const b3 = b * 3;
-      if (!(enabled[b3] || enabled[b3 + 1] || enabled[b3 + 2])) continue;
-      const p = parentOf[b]!, p3 = p * 3;
-      jointRotationVector(world, b, phi);
-      quatMul(qFrame, 0, Bone.rot, p * 4, Bone.restLocal, b * 4); // joint frame in world
-      const fx = qFrame[0]!, fy = qFrame[1]!, fz = qFrame[2]!, fw = qFrame[3]!;
-      // columns of the joint frame's rotation matrix (its x, y, z axes in world)
-      const c0x = 1 - 2 * (fy * fy + fz * fz), c0y = 2 * (fx * fy + fz * fw), c0z = 2 * (fx * fz - fy * fw);
-      const c1x = 2 * (fx * fy - fz * fw), c1y = 1 - 2 * (fx * fx + fz * fz), c1z = 2 * (fy * fz + fx * fw);
-      const c2x = 2 * (fx * fz + fy * fw), c2y = 2 * (fy * fz - fx * fw), c2z = 1 - 2 * (fx * fx + fy * fy);
-      const kappa = AngularLimit.stiffness[b]! >= 0 ? AngularLimit.stiffness[b]! : s.limitStiffness;
-      const k = kappa * (s.limitStiffnessAbsolute ? 1 : Bone.limitInertia[b]!); // one expression: a ternary of two doubles was boxed
-      const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
+      const on0 = enabled[b3]!, on1 = enabled[b3 + 1]!, on2 = enabled[b3 + 2]!;
+      if (!(on0 || on1 || on2)) continue;
+      const p = parentOf[b]!, p3 = p * 3, pq = p * 4, bq = b * 4;
+      // φ = jointRotationVector(b), written out (the same arithmetic in the same order, so the
+      // same bits): qRel = parent⁻¹ · world, then rest⁻¹ · qRel, then its rotation vector
+      const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
+      const lx = restLocal[bq]!, ly = restLocal[bq + 1]!, lz = restLocal[bq + 2]!, lw = restLocal[bq + 3]!;
+      let phi0 = 0, phi1 = 0, phi2 = 0;
+      {
+        let ax = -px, ay = -py, az = -pz, aw = pw;
+        const bx = rot[bq]!, by = rot[bq + 1]!, bz = rot[bq + 2]!, bw = rot[bq + 3]!;
+        const r0 = aw * bx + ax * bw + ay * bz - az * by;
+        const r1 = aw * by - ax * bz + ay * bw + az * bx;
+        const r2 = aw * bz + ax * by - ay * bx + az * bw;
+        const r3 = aw * bw - ax * bx - ay * by - az * bz;
+        ax = -lx; ay = -ly; az = -lz; aw = lw;
+        let x = aw * r0 + ax * r3 + ay * r2 - az * r1;
+        let y = aw * r1 - ax * r2 + ay * r3 + az * r0;
+        let z = aw * r2 + ax * r1 - ay * r0 + az * r3;
+        let w = aw * r3 - ax * r0 - ay * r1 - az * r2;
+        if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+        const sn = Math.sqrt(x * x + y * y + z * z);
+        if (sn < 1e-12) { phi0 = 2 * x; phi1 = 2 * y; phi2 = 2 * z; }
+        else {
+          const f = (2 * Math.atan2(sn, w)) / sn;
+          phi0 = x * f; phi1 = y * f; phi2 = z * f;
+        }
+      }
+      const kappa = stiffnessOf[b]! >= 0 ? stiffnessOf[b]! : rigStiffness;
+      const k = kappa * (absolute ? 1 : limitInertia[b]!); // one expression: a ternary of two doubles was boxed
+      // the joint frame's axes, computed when a spring first acts (most limited bones sit
+      // inside their limits: no torque, so no frame)
+      let frame = false;
+      let c0x = 0, c0y = 0, c0z = 0, c1x = 0, c1y = 0, c1z = 0, c2x = 0, c2y = 0, c2z = 0;
+      let rwx = 0, rwy = 0, rwz = 0;
+      // limitTorqueDirection's terms that depend on φ only (the same for every axis of the bone)
+      let th2 = 0, half = 0, g2 = 0;
       let tx = 0, ty = 0, tz = 0;
       for (let a = 0; a < 3; a++) {
-        const theta = phi[a]!;
+        const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
+        const on = a === 0 ? on0 : a === 1 ? on1 : on2;
         angle[b3 + a] = theta;
-        kUsed[b3 + a] = enabled[b3 + a] ? k : 0;
-        if (!enabled[b3 + a]) continue;
-        const band = tol * (max[b3 + a]! - min[b3 + a]!);
-        const hi = max[b3 + a]! - band, lo = min[b3 + a]! + band;
+        kUsed[b3 + a] = on ? k : 0;
+        if (!on) continue;
+        const mx = max[b3 + a]!, mn = min[b3 + a]!;
+        const band = tol * (mx - mn);
+        const hi = mx - band, lo = mn + band;
         let excess = 0;
         if (theta > hi) excess = theta - hi;
         else if (theta < lo) excess = theta - lo;
         if (excess === 0) continue;
-        limitTorqueDirection(dir, phi, a, conservative);
-        const e0 = dir[0]!, e1 = dir[1]!, e2 = dir[2]!;
+        if (!frame) {
+          frame = true;
+          // joint frame in world: rot[p] · restLocal[b] (quatMul written out)
+          const fx = pw * lx + px * lw + py * lz - pz * ly;
+          const fy = pw * ly - px * lz + py * lw + pz * lx;
+          const fz = pw * lz + px * ly - py * lx + pz * lw;
+          const fw = pw * lw - px * lx - py * ly - pz * lz;
+          // columns of the joint frame's rotation matrix (its x, y, z axes in world)
+          c0x = 1 - 2 * (fy * fy + fz * fz); c0y = 2 * (fx * fy + fz * fw); c0z = 2 * (fx * fz - fy * fw);
+          c1x = 2 * (fx * fy - fz * fw); c1y = 1 - 2 * (fx * fx + fz * fz); c1z = 2 * (fy * fz + fx * fw);
+          c2x = 2 * (fx * fz + fy * fw); c2y = 2 * (fy * fz - fx * fw); c2z = 1 - 2 * (fx * fx + fy * fy);
+          rwx = angVel[b3]! - angVel[p3]!; rwy = angVel[b3 + 1]! - angVel[p3 + 1]!; rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
+          th2 = phi0 * phi0 + phi1 * phi1 + phi2 * phi2;
+          if (conservative) {
+            half = 0.5;
+            if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
+            else {
+              const th = Math.sqrt(th2);
+              g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
+            }
+          }
+        }
+        // the torque's direction: limitTorqueDirection(dir, φ, a, conservative) written out
+        let e0 = g2 * phi0 * theta, e1 = g2 * phi1 * theta, e2 = g2 * phi2 * theta;
+        if (a === 0) { e0 += 1 - g2 * th2; e1 += half * phi2; e2 -= half * phi1; }
+        else if (a === 1) { e1 += 1 - g2 * th2; e0 -= half * phi2; e2 += half * phi0; }
+        else { e2 += 1 - g2 * th2; e0 += half * phi1; e1 -= half * phi0; }
         // in world
         const ux = c0x * e0 + c1x * e1 + c2x * e2;
         const uy = c0y * e0 + c1y * e1 + c2y * e2;
@@ -137,8 +179,8 @@ export function torsionSprings(world: PhysikWorld): void {
         // hard stop: past the band the spring is HARD_STOP_FACTOR times stiffer
         let kk = k, over = 0;
         if (hardBand >= 0) {
-          if (theta > max[b3 + a]! + hardBand) over = theta - max[b3 + a]! - hardBand;
-          else if (theta < min[b3 + a]! - hardBand) over = theta - min[b3 + a]! + hardBand;
+          if (theta > mx + hardBand) over = theta - mx - hardBand;
+          else if (theta < mn - hardBand) over = theta - mn + hardBand;
           if (over !== 0) { kk = HARD_STOP_FACTOR * k; tau -= (HARD_STOP_FACTOR - 1) * k * over; }
         }
         let stiffInertia = 0;
@@ -154,9 +196,14 @@ export function torsionSprings(world: PhysikWorld): void {
         }
         tx += tau * ux; ty += tau * uy; tz += tau * uz;
         if (stiffInertia > 0) {
-          scaledAxis[0] = ux; scaledAxis[1] = uy; scaledAxis[2] = uz; scaledAxis[3] = stiffInertia;
-          addOuter(effInertiaWorld, b * 6, scaledAxis);
-          addOuter(effInertiaWorld, p * 6, scaledAxis);
+          // s u uᵀ on the bone and on its parent (addOuter written out)
+          const xx = stiffInertia * ux * ux, xy = stiffInertia * ux * uy, xz = stiffInertia * ux * uz;
+          const yy = stiffInertia * uy * uy, yz = stiffInertia * uy * uz, zz = stiffInertia * uz * uz;
+          const b6 = b * 6, p6 = p * 6;
+          effInertiaWorld[b6] += xx; effInertiaWorld[b6 + 1] += xy; effInertiaWorld[b6 + 2] += xz;
+          effInertiaWorld[b6 + 3] += yy; effInertiaWorld[b6 + 4] += yz; effInertiaWorld[b6 + 5] += zz;
+          effInertiaWorld[p6] += xx; effInertiaWorld[p6 + 1] += xy; effInertiaWorld[p6 + 2] += xz;
+          effInertiaWorld[p6 + 3] += yy; effInertiaWorld[p6 + 4] += yz; effInertiaWorld[p6 + 5] += zz;
         }
       }
       if (tx === 0 && ty === 0 && tz === 0) continue;
