@@ -60,7 +60,7 @@ export const RigLayout = {
   changed: [Uint8Array, 1],
   /** 1 while the rig sleeps (converged, not stepped until a target moves or a setting changes). */
   sleeping: [Uint8Array, 1],
-  /** Hybrid finish: 0 not yet, 1 the kinematic solver is finishing, 2 finished (until targets move). */
+  /** Hybrid finish since targets or settings last changed: 0 not tried, 1 reached the goals, 2 stopped short (PhysIK went on). */
   finishing: [Uint8Array, 1],
 } as const satisfies Layout;
 

@@ -4,9 +4,6 @@
  * per step. Angular velocities (and a floating root's velocity) are set from the change of
  * pose over dt, so rest detection, kinetic energy and recording treat every solver alike.
  *
- * A PhysIK rig in its hybrid finish (`Rig.finishing` = 1, systems/settling.ts) is posed here
- * too, by its `finish` solver, always from its current pose (path-dependent).
- *
  * No allocation: the pose before the solve goes to scratch grown once per rig size (it was
  * copied through subarray views, one allocation per bone and step).
  */
@@ -26,12 +23,9 @@ export function kinematicSolve(world: PhysikWorld): void {
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig: RigRecord = rigs[ri]!;
-    // a PhysIK rig in its hybrid finish is posed by the finish solver, from its settled pose
-    const finishing = Rig.finishing[rig.eid] === 1;
-    const name = finishing ? rig.settings.finish : rig.settings.solver;
-    if (name === 'physik' || name === 'none') continue;
-    const solve = kinematicSolvers[name];
-    if (!solve) throw new Error(`rig "${rig.name}": unknown solver "${name}"`);
+    if (rig.settings.solver === 'physik') continue;
+    const solve = kinematicSolvers[rig.settings.solver];
+    if (!solve) throw new Error(`rig "${rig.name}": unknown solver "${rig.settings.solver}"`);
     const n = rig.bones.length;
     if (beforeRot.length < n * 4) beforeRot = new Float64Array(n * 4 * 2);
     const rot = Bone.rot, centre = Bone.centre;
@@ -41,14 +35,7 @@ export function kinematicSolve(world: PhysikWorld): void {
     }
     const root = rig.bones[0]!;
     beforeCentre[0] = centre[root * 3]!; beforeCentre[1] = centre[root * 3 + 1]!; beforeCentre[2] = centre[root * 3 + 2]!;
-    const mode = rig.settings.ikMode;
-    if (finishing) rig.settings.ikMode = 'path-dependent';
-    let result;
-    try {
-      result = solve(world, rig);
-    } finally {
-      rig.settings.ikMode = mode;
-    }
+    const result = solve(world, rig);
     const iterations = result.iterations, status = result.status;
     const r = rig.eid;
     Rig.passes[r] = iterations;

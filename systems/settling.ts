@@ -15,12 +15,11 @@
  * Each change of status calls the world's settle listeners (`onSettle` in the API).
  *
  * Hybrid finish (`finish` 'ccd' or 'dls'): when a PhysIK rig has slowed (end speeds under
- * 10 × restSpeed × height) within finishRadius × height of its goals, the finish solver takes
- * over from that pose (systems/kinematicSolve.ts) until it reports converged or stalled (or
- * `stallSteps` pass); the rig then stands still with zero velocity: converged (and asleep if
- * allowed) when the goals are within tolerance, else PhysIK resumes from there.
- * CCD and DLS clamp to the limits, so the finish reaches goals PhysIK's soft limits and
- * springs leave a little short, and skips PhysIK's slow exponential tail.
+ * 10 × restSpeed × height) within finishRadius × height of its goals, the finish solver is
+ * tried from that pose within the step (`hybridFinish`). CCD and DLS clamp to the limits, so
+ * the finish reaches goals PhysIK's soft springs approach only exponentially. Kept when it
+ * reaches every goal within tolerance (the rig is then converged, at rest); else PhysIK's state
+ * is put back, so a finish never leaves a rig worse off, nor costs it simulated time.
  *
  * Sleep (`sleepWhenConverged`): a converged rig, or one stalled at rest, gets zero velocity and
  * is no longer stepped until it is woken.
@@ -29,6 +28,8 @@ import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, statusNames } from '../components';
 import { forwardKinematicsOf } from './forwardKinematics';
+import { measureRig } from './metrics';
+import { kinematicSolvers } from './ik/registry';
 
 /** An improvement of the target error smaller than this fraction is not progress. */
 const PROGRESS = 1e-3;
@@ -51,24 +52,6 @@ export function settling(world: PhysikWorld): void {
       Rig.progressStep[r] = step;
     }
 
-    if (Rig.finishing[r] === 1) {
-      // the finish solver posed the rig this step: done when it says so, or out of time
-      const solver = Rig.solveStatus[r]!;
-      const done = solver === STATUS_CONVERGED || solver === STATUS_STALLED || solver === STATUS_DIVERGED || step - Rig.progressStep[r]! >= s.stallSteps;
-      if (done) {
-        Rig.finishing[r] = 2;
-        standStill(world, rig);
-        if (err <= tolerance) {
-          setSettleStatus(world, rig, STATUS_CONVERGED);
-          if (s.sleepWhenConverged) fallAsleep(world, rig);
-        } else {
-          // the finish stopped short (a local minimum against the limits): PhysIK goes on
-          Rig.progressStep[r] = step;
-        }
-      }
-      continue;
-    }
-
     let status: number;
     if (Rig.substeps[r] === 0) {
       status = STATUS_DIVERGED;
@@ -88,12 +71,10 @@ export function settling(world: PhysikWorld): void {
     if (
       s.finish !== 'none' && s.solver === 'physik' && Rig.finishing[r] === 0 && status !== STATUS_DIVERGED &&
       err > s.ikTolerance * H && err <= s.finishRadius * H &&
-      Rig.maxEndSpeed[r]! < FINISH_SPEED * s.restSpeed * H && !interpolating(world, rig)
+      Rig.maxEndSpeed[r]! < FINISH_SPEED * s.restSpeed * H && !interpolating(world, rig) &&
+      hybridFinish(world, rig)
     ) {
-      Rig.finishing[r] = 1; // the finish solver poses the rig from the next step
-      Rig.progressStep[r] = step;
-      if (status !== STATUS_SETTLING) setSettleStatus(world, rig, STATUS_SETTLING);
-      continue;
+      status = STATUS_CONVERGED;
     }
 
     if (status !== Rig.settle[r]) setSettleStatus(world, rig, status);
@@ -137,6 +118,77 @@ function standStill(world: PhysikWorld, rig: RigRecord): void {
   forwardKinematicsOf(world, rig);
   Rig.kineticEnergy[rig.eid] = 0;
   Rig.maxEndSpeed[rig.eid] = 0;
+  if (!Rig.atRest[rig.eid]) { Rig.atRest[rig.eid] = 1; Rig.restSince[rig.eid] = Rig.step[rig.eid]!; }
+}
+
+/** PhysIK's pose when it handed over to the finish (rotations, angular velocities, root centre and velocity). */
+const handover = new WeakMap<RigRecord, Float64Array>();
+/** Calls of the finish solver in one attempt (each runs up to `ikIterations` iterations). */
+const FINISH_ROUNDS = 20;
+
+/**
+ * Try the hybrid finish from the current pose, within this step: the finish solver runs until
+ * it reports converged, stalled or diverged (at most FINISH_ROUNDS × ikIterations iterations,
+ * always from the current pose). Kept, at rest, when every goal is then within tolerance and
+ * no limit is violated more than before; else PhysIK's pose and velocities are put back, as if
+ * it had not been tried. Either way not tried again until targets or settings change.
+ */
+function hybridFinish(world: PhysikWorld, rig: RigRecord): boolean {
+  const { Bone, Rig } = world.physik;
+  const r = rig.eid;
+  const s = rig.settings;
+  const solve = kinematicSolvers[s.finish];
+  if (!solve) throw new Error(`rig "${rig.name}": unknown finish solver "${s.finish}"`);
+  const n = rig.bones.length;
+  let saved = handover.get(rig);
+  if (!saved || saved.length !== n * 7 + 6) { saved = new Float64Array(n * 7 + 6); handover.set(rig, saved); }
+  for (let i = 0; i < n; i++) {
+    const b = rig.bones[i]!;
+    for (let a = 0; a < 4; a++) saved[i * 7 + a] = Bone.rot[b * 4 + a]!;
+    for (let a = 0; a < 3; a++) saved[i * 7 + 4 + a] = Bone.angVel[b * 3 + a]!;
+  }
+  const root = rig.bones[0]!;
+  for (let a = 0; a < 3; a++) { saved[n * 7 + a] = Bone.centre[root * 3 + a]!; saved[n * 7 + 3 + a] = Bone.vel[root * 3 + a]!; }
+  const violationBefore = Rig.maxLimitViolation[r]!;
+  const solveStatus = Rig.solveStatus[r]!;
+
+  const mode = s.ikMode;
+  s.ikMode = 'path-dependent';
+  try {
+    for (let round = 0; round < FINISH_ROUNDS; round++) {
+      const status = solve(world, rig).status;
+      if (status !== STATUS_SETTLING) break;
+    }
+  } finally {
+    s.ikMode = mode;
+  }
+  Rig.solveStatus[r] = solveStatus; // the joint solve's status stays PhysIK's
+  for (let i = 0; i < n; i++) {
+    const b3 = rig.bones[i]! * 3;
+    Bone.angVel.fill(0, b3, b3 + 3);
+    Bone.vel.fill(0, b3, b3 + 3);
+  }
+  forwardKinematicsOf(world, rig);
+  measureRig(world, rig);
+  const reached = Rig.maxTargetError[r]! <= s.settleTolerance * Rig.height[r]! && Rig.maxLimitViolation[r]! <= violationBefore + 1e-9;
+  if (reached) {
+    Rig.finishing[r] = 1;
+    Rig.kineticEnergy[r] = 0;
+    Rig.maxEndSpeed[r] = 0;
+    if (!Rig.atRest[r]) { Rig.atRest[r] = 1; Rig.restSince[r] = Rig.step[r]!; }
+    return true;
+  }
+  // stopped short (a local minimum against the limits, goals in conflict): PhysIK goes on
+  for (let i = 0; i < n; i++) {
+    const b = rig.bones[i]!;
+    for (let a = 0; a < 4; a++) Bone.rot[b * 4 + a] = saved[i * 7 + a]!;
+    for (let a = 0; a < 3; a++) Bone.angVel[b * 3 + a] = saved[i * 7 + 4 + a]!;
+  }
+  for (let a = 0; a < 3; a++) { Bone.centre[root * 3 + a] = saved[n * 7 + a]!; Bone.vel[root * 3 + a] = saved[n * 7 + 3 + a]!; }
+  forwardKinematicsOf(world, rig);
+  measureRig(world, rig);
+  Rig.finishing[r] = 2;
+  return false;
 }
 
 function fallAsleep(world: PhysikWorld, rig: RigRecord): void {

@@ -5,9 +5,9 @@
  * `wakeRig`, src/core/wake.ts). Scripts keep time while a rig sleeps: `Rig.step` still counts.
  *
  * - `wakeOnChange` (before the physics): handles the change flags and fills the step's lists,
- *   `awake` (every rig not asleep), and of the awake rigs PhysIK integrates (solver 'physik',
- *   not in a hybrid finish) `simulated` (in one step) and `substepped` (in substeps, after a
- *   step the guard refused: systems/substepRetry.ts).
+ *   `awake` (every rig not asleep), and of the awake rigs PhysIK integrates (solver 'physik')
+ *   `simulated` (in one step) and `substepped` (in substeps, after a step the guard refused:
+ *   systems/substepRetry.ts).
  * - `sleepingClock` (last): advances the step counter of the rigs that slept through the step.
  */
 import type { PhysikWorld } from '../src/core/world';
@@ -32,7 +32,7 @@ export function wakeOnChange(world: PhysikWorld): void {
     }
     if (Rig.sleeping[r]) continue;
     awake.push(rig);
-    if (rig.settings.solver !== 'physik' || Rig.finishing[r] === 1) continue;
+    if (rig.settings.solver !== 'physik') continue;
     if (Rig.substepCount[r]! > 1 || Rig.speedClamp[r]) substepped.push(rig);
     else simulated.push(rig);
   }

@@ -24,7 +24,7 @@ import { recordingToGlb } from '../io/gltfExport';
 import { importBvh } from '../io/bvhImport';
 import { importGltf } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
-import type { Scene } from '../scene/types';
+import type { Scene, Settings } from '../scene/types';
 import { crosscheckCommand } from './crosscheck';
 
 /** Default steps of `record` when the scene names none: 10 s of simulated time. */
@@ -146,9 +146,14 @@ function fmt(v: number): string {
 /** The scene under PhysIK and every kinematic solver: one row each (a solver that cannot serve the rig says why). */
 function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: string) => void): number {
   const rows: { solver: string; summary?: RunSummary; error?: string }[] = [];
-  for (const solver of settingEnums.solver!) {
+  // every solver alone, and PhysIK with each hybrid finish (systems/settling.ts)
+  const variants: [string, Partial<Settings>][] = [
+    ...settingEnums.solver!.map((solver): [string, Partial<Settings>] => [solver, { solver, finish: 'none' }]),
+    ...settingEnums.finish!.filter((f) => f !== 'none').map((finish): [string, Partial<Settings>] => [`physik+${finish}`, { solver: 'physik', finish: finish as Settings['finish'] }]),
+  ];
+  for (const [solver, settings] of variants) {
     try {
-      rows.push({ solver, summary: runScene(scene, { steps: args.steps, settings: { solver } }) });
+      rows.push({ solver, summary: runScene(scene, { steps: args.steps, settings }) });
     } catch (e) {
       rows.push({ solver, error: e instanceof Error ? e.message : String(e) });
     }
@@ -157,17 +162,17 @@ function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: s
     out(JSON.stringify({
       scene: scene.name,
       solvers: rows.map((r) => r.summary
-        ? { solver: r.solver, status: r.summary.status, finite: r.summary.finite, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
+        ? { solver: r.solver, status: r.summary.status, finite: r.summary.finite, stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
             iterations: r.summary.iterations, msPerSolve: r.summary.msPerSolve, maxBendDeg: r.summary.maxBendDeg, bendVariation: r.summary.bendVariation, restDeviation: r.summary.restDeviation }
         : { solver: r.solver, error: r.error }),
     }));
     return 0;
   }
-  const head = ['solver', 'status', 'target error', 'limit viol. deg', 'iter/step', 'us/solve', 'max bend deg', 'bend var.', 'off rest'];
+  const head = ['solver', 'status', 'at rest from', 'target error', 'limit viol. deg', 'iter/step', 'us/solve', 'max bend deg', 'bend var.', 'off rest'];
   const table = [head, ...rows.map((r) => r.summary
-    ? [r.solver, r.summary.finite ? r.summary.status : 'NaN', fmt(r.summary.maxTargetError), fmt(r.summary.maxLimitViolationDeg), r.summary.iterations.mean.toFixed(1),
+    ? [r.solver, r.summary.finite ? r.summary.status : 'NaN', r.summary.stepsToConverge === null ? '-' : String(r.summary.stepsToConverge), fmt(r.summary.maxTargetError), fmt(r.summary.maxLimitViolationDeg), r.summary.iterations.mean.toFixed(1),
         (r.summary.msPerSolve * 1000).toFixed(1), fmt(r.summary.maxBendDeg), fmt(r.summary.bendVariation), fmt(r.summary.restDeviation)]
-    : [r.solver, `cannot: ${r.error}`, '', '', '', '', '', '', ''])];
+    : [r.solver, `cannot: ${r.error}`, '', '', '', '', '', '', '', ''])];
   const widths = head.map((_, i) => Math.max(...table.map((row) => (row[i]!.length > 60 ? 0 : row[i]!.length))));
   out(`scene ${scene.name}`);
   for (const row of table) out(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));

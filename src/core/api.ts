@@ -120,8 +120,8 @@ export interface RigMetrics {
   retriedSteps: number;
   /** Not stepped until a target or setting changes (`sleepWhenConverged`). */
   sleeping: boolean;
-  /** Hybrid finish: 'none' yet, 'finishing' (the finish solver poses the rig), 'finished'. */
-  finish: 'none' | 'finishing' | 'finished';
+  /** Hybrid finish since the targets last moved: 'none' (not tried), 'reached' the goals, 'short' of them (PhysIK went on). */
+  finish: 'none' | 'reached' | 'short';
 }
 
 export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
@@ -163,7 +163,7 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
     substeps: Rig.substeps[r]!,
     retriedSteps: Rig.retriedSteps[r]!,
     sleeping: Rig.sleeping[r] === 1,
-    finish: (['none', 'finishing', 'finished'] as const)[Rig.finishing[r]!]!,
+    finish: (['none', 'reached', 'short'] as const)[Rig.finishing[r]!]!,
   };
 }
 
