@@ -16,11 +16,14 @@ export default defineConfig({
   root: '.',
   build: {
     outDir: 'dist',
-    chunkSizeWarningLimit: 560, // kB; the pixi.js chunk, see above
+    chunkSizeWarningLimit: 4500, // kB; the Rapier chunk (its WASM inlined, fetched only for the ghost); pixi.js is ~555 kB, see above
     rolldownOptions: {
       output: {
         codeSplitting: {
           groups: [
+            // Rapier (WASM inlined, ~4.3 MB): only the sandbox's Rapier ghost imports it, lazily,
+            // so it gets a chunk of its own that a page without the ghost never fetches
+            { name: 'rapier3d', test: nm('@dimforge[\\\\/]rapier3d'), priority: 5 },
             { name: 'three-core', test: nm('three[\\\\/]build[\\\\/]three\\.core\\.'), priority: 4 },
             { name: 'three', test: nm('three[\\\\/]'), priority: 3 },
             { name: 'pixi', test: nm('(pixi\\.js|@pixi|earcut|eventemitter3|parse-svg-path|tiny-lru|ismobilejs|@xmldom|gifuct-js|js-binary-schema-parser)[\\\\/]'), priority: 2 },

@@ -187,8 +187,9 @@ describe('sandbox (headless Chromium)', () => {
     await page.waitForTimeout(2000);
     const t1 = await page.evaluate(() => ({ frames: window.__physik!.frames, steps: window.__physik!.stepsTaken, now: performance.now() }));
     const seconds = (t1.now - t0.now) / 1000;
-    // still drawing and simulating (SwiftShader renders on the CPU: a GPU does far better)
-    expect((t1.frames - t0.frames) / seconds).toBeGreaterThan(4);
+    // still drawing and simulating (SwiftShader renders on the CPU, ~3-4 frames per second
+    // here on 2 busy cores; a GPU does far better: this is not a speed test, see tests/bench)
+    expect((t1.frames - t0.frames) / seconds).toBeGreaterThan(1);
     expect(t1.steps - t0.steps).toBeGreaterThan(10);
     // and the main rig still answers a drag of its hand target
     const before = await cpVec(page, 'handR', 'target');
