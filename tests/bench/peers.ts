@@ -20,7 +20,8 @@
  *  - ours: one `step(world, 1)` of a rig with solver 'ccd' | 'dls', ikMode 'path-independent'
  *    (the solver resets the chain to its rest pose itself), interpolation 'none', ikIterations
  *    N and ikTolerance 1e-12 (so it does not stop early on tolerance; it may still stop early
- *    when an iteration changes nothing). The step is the whole pipeline (the other systems
+ *    when an iteration changes nothing), sleepWhenConverged false (a converged rig would
+ *    otherwise sleep through the next solves). The step is the whole pipeline (the other systems
  *    skip kinematic rigs; forward kinematics and metrics still run); the solver alone
  *    (kinematicSolvers[name](world, rig), rest reset included) is timed too, at the
  *    equal-error point.
@@ -110,7 +111,8 @@ function ours(solver: 'ccd' | 'dls', n: number): Contender {
   const handle = addRig(world, {
     rig: { name: `chain${n}`, root: 'pinned', bones },
     controlPoints: [{ name: 'tip', bone: `b${n - 1}` }],
-    settings: { solver, ikMode: 'path-independent', ikIterations: 1, ikTolerance: 1e-12, interpolation: 'none' },
+    // (awake: a rig that converged would sleep through the next solves)
+    settings: { solver, ikMode: 'path-independent', ikIterations: 1, ikTolerance: 1e-12, interpolation: 'none', sleepWhenConverged: false },
   });
   setTarget(world, handle.controlPoints.tip!, TARGET);
   const record = world.physik.rigs.find((r) => r.eid === handle.rig)!;

@@ -9,21 +9,37 @@
 import { fileURLToPath } from 'node:url';
 import type { RigInput } from '../../src/core';
 import { loadSceneFile } from '../../src/scene/loadFile';
+import { crowdOf } from '../../src/scene/crowd';
 import type { BoneDescription, Scene, Settings } from '../../src/scene/types';
 
 export type Family = 'humanoid' | 'chain' | 'tree';
 export type Solve = Settings['interJoint'];
 
-export const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001, cap: 0.05 };
+/**
+ * The bench times steps of moving rigs: a rig that has converged sleeps by default
+ * (`sleepWhenConverged`) and its steps then cost next to nothing, so every rig here is kept
+ * awake unless a case says otherwise (the crowd section measures both).
+ */
+export const AWAKE: Partial<Settings> = { sleepWhenConverged: false };
+export const CHAIN_SETTINGS: Partial<Settings> = { dt: 0.05, damping: 20, epsilon: 0.001, cap: 0.05, ...AWAKE };
 const LENGTH = 0.1;
 
 export function humanoidScene(): Scene {
   return loadSceneFile(fileURLToPath(new URL('../../scenes/humanoid.json', import.meta.url)));
 }
 
-/** The humanoid scene as a rig input (its script moves the right hand at step 0). */
+/** The humanoid scene as a rig input (its script moves the right hand at step 0), kept awake (AWAKE). */
 export function humanoidInput(scene: Scene = humanoidScene()): RigInput {
-  return { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings }, script: scene.script };
+  return { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...AWAKE }, script: scene.script };
+}
+
+/**
+ * The bench's crowd scene: n copies of the humanoid on a grid, each wandering after its own
+ * seeded target (src/scene/crowd.ts, the sandbox's crowd), with the scene's settings; `awake`
+ * keeps every copy awake (no sleeping once converged), else the default sleep applies.
+ */
+export function crowdInputs(n: number, awake: boolean, scene: Scene = humanoidScene()): RigInput[] {
+  return crowdOf(scene, n).map((input) => (awake ? { ...input, settings: { ...input.settings, ...AWAKE } } : input));
 }
 
 const limited = (i: number): Partial<BoneDescription> =>

@@ -4,6 +4,8 @@
  * it only prints. Everything is measured in this one process, after a warm-up.
  *
  * Sections:
+ *  Every rig is kept awake (rigs.ts AWAKE: a converged rig sleeps by default and its steps then
+ *  cost next to nothing), except the crowd section's sleeping row.
  *  step    Time per PhysIK step (µs, median over repeats, min, max, interquartile range) and
  *          inter-joint passes per step, for the humanoid scene and for straight chains and
  *          seeded random trees (rigs.ts) of 10, 100, 1000 and 10,000 bones, with the paper's
@@ -21,8 +23,9 @@
  *          there.
  *  peers   Our CCD against three.js's CCDIKSolver and our DLS against closed-chain-ik on 10- and
  *          100-bone chains at equal error (peers.ts, which `npm run bench:peers` runs alone).
- *  crowd   1, 10, 100 and 1000 humanoids (src/scene/crowd.ts) in one world: time per world step
- *          and steps per second of the whole world, on one core.
+ *  crowd   1, 10, 100 and 1000 humanoids of the crowd scene (rigs.ts crowdInputs, after
+ *          src/scene/crowd.ts) in one world: time per world step and steps per second of the
+ *          whole world, on one core; every rig awake, and 1000 with converged rigs sleeping.
  *  memory  Bytes of component storage per bone (layouts, and what the stores of the largest
  *          chain actually hold), and the rig's solver scratch per bone.
  *  alloc   Bytes allocated per step (alloc.ts: used-heap growth over windows no garbage
@@ -40,14 +43,13 @@ import {
   createPhysikWorld, addRig, step, setSettings, createSnapshot, restoreRig, readMetrics,
   type PhysikWorld, type RigInput, type RigSnapshot,
 } from '../../src/core';
-import { crowdOf } from '../../src/scene/crowd';
 import type { Settings } from '../../src/scene/types';
 import {
   bytesPerEntity, BoneLayout, JointLayout, AngularLimitLayout, ControlPointLayout, RigLayout,
   STATUS_STALLED, STATUS_DIVERGED,
 } from '../../components';
 import { spread, logLogSlope, table, fixed as f, type Spread } from './stats';
-import { chainInput, treeInput, humanoidInput, humanoidScene, type Family, type Solve } from './rigs';
+import { chainInput, treeInput, humanoidInput, humanoidScene, crowdInputs, type Family, type Solve } from './rigs';
 import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
 import { runPeers, formatPeersSummary, type PeersResult } from './peers';
 
@@ -462,48 +464,75 @@ function formatRapier(sec: RapierSection): string[] {
 
 // ---------- crowd section ----------
 
-interface CrowdRow { rigs: number; bones: number; buildMs: number; stepsTimed: number; msPerStep: Spread; stepsPerSecond: number; usPerRigStep: number }
+interface CrowdRow {
+  rigs: number; bones: number; sleep: boolean; buildMs: number; stepsTimed: number; msPerStep: Spread; stepsPerSecond: number; usPerRigStep: number;
+  /** Fraction of the timed rig-steps that were awake (1 when sleep is off). */
+  awakeFraction: number;
+}
 
 const CROWD_SIZES = [1, 10, 100, 1000] as const;
 
+/**
+ * Crowds of the bench's crowd scene (rigs.ts crowdInputs: humanoids on a grid, each wandering
+ * after its own seeded target, a new one every 100 steps), kept awake, and, for the largest,
+ * also with the default sleep of converged rigs (a rig that has reached its target and settled
+ * costs next to nothing until its next move).
+ */
 function crowdSection(): CrowdRow[] {
   const scene = humanoidScene();
   const rows: CrowdRow[] = [];
-  // every size runs the same steps (20 to 100 of the crowd's script, moves under way), in
-  // blocks of 10; small crowds repeat that window (from snapshots) so each has enough blocks
-  const from = 20, to = 100, block = 10;
-  for (const n of CROWD_SIZES) {
-    log(`crowd: ${n} humanoids ...`);
+  // every size runs the same steps (20 to 220 of the crowd's script: the first move under way,
+  // the wander moves at 100 and 200), in blocks of 10; small crowds repeat that window (from
+  // snapshots) so each has enough blocks
+  const from = 20, to = 220, block = 10;
+  const cases: [number, boolean][] = [...CROWD_SIZES.map((n): [number, boolean] => [n, false]), [1000, true]];
+  for (const [n, sleep] of cases) {
+    log(`crowd: ${n} humanoids${sleep ? ' (sleep on)' : ''} ...`);
     const t0 = performance.now();
     const world = createPhysikWorld();
-    const rigs = crowdOf(scene, n).map((input) => addRig(world, input).rig);
+    const rigs = crowdInputs(n, !sleep, scene).map((input) => addRig(world, input).rig);
     const buildMs = performance.now() - t0;
     step(world, from); // warm-up, and the moves get going
     const snaps = rigs.map((r) => createSnapshot(world, r));
     // small crowds repeat the window; the first half of the repeats is warm-up (after the
     // kinematic peers ran, the physics systems' code re-optimises for a while)
-    const repeats = Math.max(1, Math.ceil(100 / n)), warmup = n >= 100 ? 0 : repeats;
+    const repeats = Math.max(1, Math.ceil(200 / n)), warmup = n >= 100 ? 0 : repeats;
     const blocks: number[] = [];
+    let awake = 0, seen = 0;
+    const sleeping = world.physik.Rig.sleeping;
     for (let rep = 0; rep < warmup + repeats; rep++) {
       rigs.forEach((r, i) => restoreRig(world, r, snaps[i]!));
       for (let s = from; s < to; s += block) {
         const b0 = performance.now();
         step(world, block);
-        if (rep >= warmup) blocks.push((performance.now() - b0) / block);
+        if (rep >= warmup) {
+          blocks.push((performance.now() - b0) / block);
+          for (const r of rigs) { seen++; if (!sleeping[r]) awake++; }
+        }
       }
     }
     const ms = spread(blocks);
-    rows.push({ rigs: n, bones: n * scene.rig.bones.length, buildMs, stepsTimed: blocks.length * block, msPerStep: ms, stepsPerSecond: 1000 / ms.median, usPerRigStep: (ms.median * 1000) / n });
+    rows.push({
+      rigs: n, bones: n * scene.rig.bones.length, sleep, buildMs, stepsTimed: blocks.length * block, msPerStep: ms,
+      stepsPerSecond: 1000 / ms.median, usPerRigStep: (ms.median * 1000) / n, awakeFraction: awake / seen,
+    });
   }
   return rows;
 }
 
 function formatCrowd(rows: CrowdRow[]): string[] {
-  const t = [['crowd', 'bones', 'build ms', 'steps timed', 'ms/step median', 'IQR', 'steps/s', 'µs per rig-step']];
+  const t = [['crowd', 'bones', 'sleep', 'awake', 'build ms', 'steps timed', 'ms/step median', 'IQR', 'steps/s', 'µs per rig-step']];
   for (const r of rows) {
-    t.push([`${r.rigs} humanoid${r.rigs > 1 ? 's' : ''}`, String(r.bones), f(r.buildMs, 0), String(r.stepsTimed), f(r.msPerStep.median, 3), `${f(r.msPerStep.q1, 3)}–${f(r.msPerStep.q3, 3)}`, f(r.stepsPerSecond, 0), f(r.usPerRigStep)]);
+    t.push([
+      `${r.rigs} humanoid${r.rigs > 1 ? 's' : ''}`, String(r.bones), r.sleep ? 'on (default)' : 'off', `${f(100 * r.awakeFraction, 0)}%`, f(r.buildMs, 0), String(r.stepsTimed),
+      f(r.msPerStep.median, 3), `${f(r.msPerStep.q1, 3)}–${f(r.msPerStep.q3, 3)}`, f(r.stepsPerSecond, 0), f(r.usPerRigStep),
+    ]);
   }
-  return [table(t)];
+  return [
+    'crowd scene: humanoids on a grid, each wandering after its own seeded target (a new one every 100 steps); steps 20–220 of its script, one core;',
+    "sleep off: every rig simulated every step (the goal's figure); sleep on: converged rigs sleep until their next move ('awake': share of rig-steps simulated, sampled every 10 steps)",
+    table(t),
+  ];
 }
 
 // ---------- memory section ----------
@@ -558,7 +587,7 @@ async function allocSection(): Promise<AllocRow[]> {
   };
   const crowd = (n: number): [string, Windowed] => {
     const world = createPhysikWorld();
-    const rigs = crowdOf(humanoidScene(), n).map((input) => addRig(world, input).rig);
+    const rigs = crowdInputs(n, true).map((input) => addRig(world, input).rig);
     const snaps = rigs.map((r) => createSnapshot(world, r));
     return [`crowd of ${n} humanoids (whole world)`, { prepare: () => rigs.forEach((r, i) => restoreRig(world, r, snaps[i]!)), run: () => step(world, steps), steps }];
   };
@@ -612,8 +641,10 @@ function goals(r: { step: StepSection | null; rapier: RapierSection | null; peer
     out.push({ goal: 'humanoid exact step / Rapier world.step() (impulse joints)', target: '≤ 0.1', measured: known(x) ? f(x, 3) : 'n/a', met: known(x) ? x <= 0.1 : null });
   }
   if (r.crowd) {
-    const c = r.crowd.find((row) => row.rigs === 1000);
-    out.push({ goal: '1000 humanoids in one world, one core', target: '≥ 200 steps/s', measured: c ? `${f(c.stepsPerSecond, 0)} steps/s` : 'n/a', met: c ? c.stepsPerSecond >= 200 : null });
+    const c = r.crowd.find((row) => row.rigs === 1000 && !row.sleep);
+    const z = r.crowd.find((row) => row.rigs === 1000 && row.sleep);
+    out.push({ goal: '1000 humanoids in one world, one core (all awake)', target: '≥ 200 steps/s', measured: c ? `${f(c.stepsPerSecond, 0)} steps/s` : 'n/a', met: c ? c.stepsPerSecond >= 200 : null });
+    if (z) out.push({ goal: '1000 humanoids, converged rigs sleeping (default)', target: '(for reference)', measured: `${f(z.stepsPerSecond, 0)} steps/s, ${f(100 * z.awakeFraction, 0)}% awake`, met: null });
   }
   if (r.peers) {
     const p = r.peers;
@@ -657,7 +688,8 @@ async function main(): Promise<void> {
 
   if (json) {
     const { built: _built, ...stepJson } = stepSec ?? { built: null };
-    const crowd1000 = crowd?.find((r) => r.rigs === 1000);
+    const crowd1000 = crowd?.find((r) => r.rigs === 1000 && !r.sleep);
+    const crowd1000Sleep = crowd?.find((r) => r.rigs === 1000 && r.sleep);
     process.stdout.write(`${JSON.stringify({
       machine,
       humanoidVsRapier: rapier?.humanoidVsRapier ?? null,
@@ -665,6 +697,7 @@ async function main(): Promise<void> {
       exponentExact: stepSec?.exponentExact ?? null,
       exponentIterative: stepSec?.exponentIterative ?? null,
       crowd1000StepsPerSecond: crowd1000?.stepsPerSecond ?? null,
+      crowd1000StepsPerSecondSleeping: crowd1000Sleep?.stepsPerSecond ?? null,
       ccdVsThree10: peers?.ccdVsThree10 ?? null,
       ccdVsThree100: peers?.ccdVsThree100 ?? null,
       dlsVsClosedChainIk10: peers?.dlsVsClosedChainIk10 ?? null,
