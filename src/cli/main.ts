@@ -1,6 +1,7 @@
 /**
  * physik command line (headless, Node).
  *   physik run <scene.json> [--steps N] [--solver NAME] [--json]   run a scene, print its metrics
+ *   physik run <a.json> <b.json> … [--workers N] [...]             run many, in worker threads (batch.ts)
  *   physik compare <scene.json> [--steps N] [--json]                the scene under PhysIK and every solver
  *   physik validate <scene.json>                                    check a scene; every error, exit 1 if any
  *   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
@@ -26,6 +27,7 @@ import { importGltf } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
 import type { Scene, Settings } from '../scene/types';
 import { crosscheckCommand } from './crosscheck';
+import { runBatch, defaultWorkers, type BatchResult } from './batch';
 
 /** Default steps of `record` when the scene names none: 10 s of simulated time. */
 const RECORD_SECONDS = 10;
@@ -66,6 +68,7 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
 
 const usage = `usage:
   physik run <scene.json> [--steps N] [--solver NAME] [--json]
+  physik run <scene.json> <scene.json> ... [--workers N] [--steps N] [--solver NAME] [--json]
   physik compare <scene.json> [--steps N] [--json]
   physik validate <scene.json>
   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
@@ -76,6 +79,8 @@ class UsageError extends Error {}
 
 interface Parsed {
   command: string; file: string; steps?: number; solver?: string; json: boolean;
+  /** Every scene file named (run takes several: a batch); file is the first. */
+  files: string[]; workers?: number;
   out?: string; fps?: number; controlPoints?: number; up?: 'auto' | 'y' | 'z'; scale?: number;
 }
 
@@ -96,6 +101,8 @@ export function parseArgs(argv: string[]): Parsed {
   if (!command || command === '--help' || command === '-h') throw new UsageError(usage);
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"\n${usage}`);
   let file: string | undefined;
+  const files: string[] = [];
+  let workers: number | undefined;
   let steps: number | undefined;
   let solver: string | undefined;
   let json = false;
@@ -129,14 +136,19 @@ export function parseArgs(argv: string[]): Parsed {
       if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`--steps expects a non-negative integer, got ${v === undefined ? 'nothing' : `"${v}"`}`);
       steps = Number(v);
       if (steps > 10_000_000) throw new UsageError(`--steps ${v} is too large (at most 10000000)`);
+    } else if (a === '--workers' && command === 'run') {
+      const v = rest[++i];
+      if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--workers expects a whole number from 1 to 64, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+      workers = Number(v);
     } else if (a.startsWith('-')) throw new UsageError(`unknown option "${a}" for ${command}\n${usage}`);
-    else if (file === undefined) file = a;
+    else if (file === undefined) { file = a; files.push(a); }
+    else if (command === 'run') files.push(a);
     else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
   }
   if (!file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\n${usage}`);
   if ((command === 'record' || command === 'import') && !out) throw new UsageError(`${command}: missing --out <file>\n${usage}`);
   if (command === 'import' && !importKinds.includes(extOf(file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${file}`);
-  return { command, file, steps, solver, json, out, fps, controlPoints, up, scale };
+  return { command, file, files, workers, steps, solver, json, out, fps, controlPoints, up, scale };
 }
 
 function fmt(v: number): string {
@@ -184,6 +196,7 @@ export async function main(argv: string[], out: (s: string) => void = console.lo
   try {
     const args = parseArgs(argv);
     if (args.command === 'import') return await importCommand(args, out);
+    if (args.command === 'run' && args.files.length > 1) return await batchCommand(args, out, err);
     const scene = loadSceneFile(args.file);
     if (args.command === 'record') return await recordCommand(scene, args, out);
     if (args.command === 'validate') {
@@ -196,27 +209,56 @@ export async function main(argv: string[], out: (s: string) => void = console.lo
       out(JSON.stringify(summary));
       return 0;
     }
-    out(`scene ${summary.scene} · solver ${summary.solver} · ${summary.steps} steps`);
-    out(`  status            ${summary.status}${summary.converged ? ` (at rest since step ${summary.stepsToConverge})` : ''}`);
-    out(`  finite            ${summary.finite}`);
-    out(`  target error      max ${fmt(summary.maxTargetError)}  mean ${fmt(summary.meanTargetError)}`);
-    for (const [name, e] of Object.entries(summary.targetErrors)) out(`    ${name.padEnd(16)}${fmt(e)}`);
-    out(`  limit violation   ${fmt(summary.maxLimitViolationDeg)} deg (peak ${fmt(summary.peakLimitViolationDeg)})`);
-    out(`  joint gap         ${fmt(summary.maxJointGap)}`);
-    out(`  kinetic energy    ${fmt(summary.kineticEnergy)} (peak ${fmt(summary.peakKineticEnergy)})`);
-    out(`  passes per step   mean ${summary.passesPerStep.mean.toFixed(2)}  max ${summary.passesPerStep.max}`);
-    out(`  time per step     ${(summary.msPerStep * 1000).toFixed(1)} us`);
-    out(`  shape             largest bend change ${fmt(summary.maxBendDeg)} deg, bend variation ${fmt(summary.bendVariation)}, off rest ${fmt(summary.restDeviation)} × height`);
-    if (scene.expect && args.steps === undefined && !args.solver) {
-      const result = checkExpect(scene, summary);
-      out(`  expect            ${result.ok ? 'met' : 'NOT met'}`);
-      for (const c of result.checks) out(`    ${c.ok ? 'ok  ' : 'FAIL'} ${c.what}: ${c.detail}`);
-    }
+    printRun(summary, scene.expect && args.steps === undefined && !args.solver ? checkExpect(scene, summary) : undefined, out);
     return 0;
   } catch (e) {
     if (e instanceof UsageError) { err(e.message); return 2; }
     if (e instanceof SceneError || e instanceof ImportError || e instanceof RecordingError) { err(e.message); return 1; }
     err(`physik: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
+  }
+}
+
+/**
+ * `run` over several scene files: a batch (batch.ts), in worker threads, results in file order
+ * (the same blocks as one run each, or one JSON array of { file, summary, expect } and
+ * { file, error }); exit 1 if any file could not be run.
+ */
+async function batchCommand(args: Parsed, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const workers = args.workers ?? defaultWorkers(args.files.length);
+  const t0 = performance.now();
+  const results: BatchResult[] = await runBatch(args.files.map((file) => ({ file, steps: args.steps, solver: args.solver })), workers);
+  const seconds = (performance.now() - t0) / 1000;
+  const failed = results.filter((r) => r.error).length;
+  if (args.json) {
+    out(JSON.stringify(results));
+    return failed ? 1 : 0;
+  }
+  for (const r of results) {
+    if (r.error) { err(r.error); continue; }
+    out(`${r.file}:`);
+    printRun(r.summary!, r.expect, out);
+  }
+  const checked = results.filter((r) => r.expect), met = checked.filter((r) => r.expect!.ok).length;
+  out(`${results.length} scenes: ${results.length - failed} ran${checked.length ? ` (expect met in ${met} of ${checked.length})` : ''}, ${failed} could not be run; ${Math.min(workers, results.length) > 1 ? `${Math.min(workers, results.length)} worker threads` : 'in this thread'}, ${seconds.toFixed(1)} s`);
+  return failed ? 1 : 0;
+}
+
+/** The text report of one run (and its scene's expect block, when checked). */
+function printRun(summary: RunSummary, expectResult: ReturnType<typeof checkExpect> | undefined, out: (s: string) => void): void {
+  out(`scene ${summary.scene} · solver ${summary.solver} · ${summary.steps} steps`);
+  out(`  status            ${summary.status}${summary.converged ? ` (at rest since step ${summary.stepsToConverge})` : ''}`);
+  out(`  finite            ${summary.finite}`);
+  out(`  target error      max ${fmt(summary.maxTargetError)}  mean ${fmt(summary.meanTargetError)}`);
+  for (const [name, e] of Object.entries(summary.targetErrors)) out(`    ${name.padEnd(16)}${fmt(e)}`);
+  out(`  limit violation   ${fmt(summary.maxLimitViolationDeg)} deg (peak ${fmt(summary.peakLimitViolationDeg)})`);
+  out(`  joint gap         ${fmt(summary.maxJointGap)}`);
+  out(`  kinetic energy    ${fmt(summary.kineticEnergy)} (peak ${fmt(summary.peakKineticEnergy)})`);
+  out(`  passes per step   mean ${summary.passesPerStep.mean.toFixed(2)}  max ${summary.passesPerStep.max}`);
+  out(`  time per step     ${(summary.msPerStep * 1000).toFixed(1)} us`);
+  out(`  shape             largest bend change ${fmt(summary.maxBendDeg)} deg, bend variation ${fmt(summary.bendVariation)}, off rest ${fmt(summary.restDeviation)} × height`);
+  if (expectResult) {
+    out(`  expect            ${expectResult.ok ? 'met' : 'NOT met'}`);
+    for (const c of expectResult.checks) out(`    ${c.ok ? 'ok  ' : 'FAIL'} ${c.what}: ${c.detail}`);
   }
 }

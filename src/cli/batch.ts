@@ -1,0 +1,87 @@
+/**
+ * Batch runs: `physik run a.json b.json … [--workers N]` runs every scene headless, in worker
+ * threads when there are several, and hands the results back in the order of the files.
+ *
+ * Each scene runs alone in a fresh world (runScene), whichever thread runs it, so a batch's
+ * results are the same numbers as running the files one by one in this process (bit for bit;
+ * only the wall-clock fields msPerStep and msPerSolve differ). Work is handed out one file at
+ * a time to whichever worker is free (a long scene does not hold back the rest); results are
+ * put back in file order. A file that cannot be loaded or run gives an error entry (its
+ * message names the file and the JSON path) and the batch goes on.
+ */
+import { Worker } from 'node:worker_threads';
+import os from 'node:os';
+import { loadSceneFile } from '../scene/loadFile';
+import { SceneError } from '../scene/load';
+import { runScene, checkExpect, type RunSummary, type ExpectResult } from '../scene/run';
+
+export interface BatchJob {
+  file: string;
+  steps?: number;
+  solver?: string;
+}
+
+export interface BatchResult {
+  file: string;
+  summary?: RunSummary;
+  /** The scene's expect block checked (scenes that have one, run as written: no --steps or --solver). */
+  expect?: ExpectResult;
+  /** Why the file could not be run. */
+  error?: string;
+}
+
+/** Workers when none are asked for: one per file, at most one per core. */
+export function defaultWorkers(files: number): number {
+  return Math.max(1, Math.min(files, os.availableParallelism?.() ?? os.cpus().length));
+}
+
+/** One scene, in this thread. */
+export function runJob(job: BatchJob): BatchResult {
+  try {
+    const scene = loadSceneFile(job.file);
+    const summary = runScene(scene, { steps: job.steps, settings: job.solver ? { solver: job.solver } : undefined });
+    const expect = scene.expect && job.steps === undefined && !job.solver ? checkExpect(scene, summary) : undefined;
+    return { file: job.file, summary, ...(expect ? { expect } : {}) };
+  } catch (e) {
+    return { file: job.file, error: e instanceof SceneError ? e.message : `physik: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/**
+ * Every job, results in job order. With `workers` ≤ 1 (or one job) they run here, one after
+ * another; otherwise in min(workers, jobs) worker threads.
+ */
+export async function runBatch(jobs: readonly BatchJob[], workers: number): Promise<BatchResult[]> {
+  if (workers <= 1 || jobs.length <= 1) return jobs.map(runJob);
+  const results: BatchResult[] = new Array(jobs.length);
+  let next = 0;
+  const threads = Math.min(workers, jobs.length);
+  const one = () => new Promise<void>((resolve) => {
+    // the entry registers the TypeScript loader in the worker, then loads this module there
+    const worker = new Worker(new URL('./batchWorker.mjs', import.meta.url));
+    let current = -1;
+    const feed = () => {
+      if (next >= jobs.length) { current = -1; void worker.terminate(); return; }
+      current = next++;
+      worker.postMessage({ index: current, job: jobs[current] });
+    };
+    worker.on('message', (m: { index: number; result: BatchResult }) => {
+      results[m.index] = m.result;
+      feed();
+    });
+    // a worker that fails takes only its current file with it; the others go on
+    worker.on('error', (e) => {
+      if (current >= 0) results[current] = { file: jobs[current]!.file, error: `physik: worker failed on ${jobs[current]!.file}: ${e.message}` };
+      current = -1;
+    });
+    worker.on('exit', () => {
+      if (current >= 0) results[current] = { file: jobs[current]!.file, error: `physik: worker stopped while running ${jobs[current]!.file}` };
+      // files nobody picked up yet (every worker gone): run them here
+      resolve();
+    });
+    feed();
+  });
+  await Promise.all(Array.from({ length: threads }, one));
+  for (let i = 0; i < jobs.length; i++) if (!results[i]) results[i] = runJob(jobs[i]!);
+  return results;
+}
