@@ -21,6 +21,8 @@
  *  rapier  Rapier's world.step() on the same rigs through src/rapier's mirror (impulse and
  *          multibody joints), and PhysIK / Rapier per rig; reported missing if src/rapier is not
  *          there.
+ *  converge  Time from a target jump to convergence (1% of the rig's height), PhysIK against
+ *          its Rapier mirror, in steps and ms (converge.ts).
  *  peers   Our CCD against three.js's CCDIKSolver and our DLS against closed-chain-ik on 10- and
  *          100-bone chains at equal error (peers.ts, which `npm run bench:peers` runs alone).
  *  crowd   1, 10, 100 and 1000 humanoids of the crowd scene (rigs.ts crowdInputs, after
@@ -52,11 +54,12 @@ import { spread, logLogSlope, table, fixed as f, type Spread } from './stats';
 import { chainInput, treeInput, humanoidInput, humanoidScene, crowdInputs, type Family, type Solve } from './rigs';
 import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
 import { runPeers, formatPeersSummary, type PeersResult } from './peers';
+import { convergeSection, formatConverge, type ConvergeSection } from './converge';
 
 const PAPER = { msPerStep: 98, passesPerStep: 20, label: 'PhysIK paper (Python add-on): ~98 ms per humanoid step, ~20 passes per step' };
 const SIZES = [10, 100, 1000, 10_000] as const;
 const ITERATIVE_10K_STEPS = 20;
-const SECTIONS = ['step', 'rapier', 'peers', 'crowd', 'memory', 'alloc'] as const;
+const SECTIONS = ['step', 'rapier', 'converge', 'peers', 'crowd', 'memory', 'alloc'] as const;
 type Section = (typeof SECTIONS)[number];
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -632,13 +635,17 @@ function formatAlloc(rows: AllocRow[]): string[] {
 
 interface Goal { goal: string; target: string; measured: string; met: boolean | null }
 
-function goals(r: { step: StepSection | null; rapier: RapierSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null }): Goal[] {
+function goals(r: { step: StepSection | null; rapier: RapierSection | null; converge: ConvergeSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null }): Goal[] {
   const out: Goal[] = [];
   const known = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
   if (r.step) out.push({ goal: 'exact-solve cost against bones (chains and trees, 10 → 10,000)', target: '≤ bones^1.1', measured: `bones^${f(r.step.exponentExact, 2)}`, met: known(r.step.exponentExact) ? r.step.exponentExact <= 1.1 : null });
   if (r.rapier) {
     const x = r.rapier.humanoidVsRapier;
     out.push({ goal: 'humanoid exact step / Rapier world.step() (impulse joints)', target: '≤ 0.1', measured: known(x) ? f(x, 3) : 'n/a', met: known(x) ? x <= 0.1 : null });
+  }
+  if (r.converge) {
+    const x = r.converge.humanoidConvergeVsRapier;
+    out.push({ goal: 'humanoid: time from a target jump to convergence (1% of height) / Rapier\'s', target: '≤ 0.3', measured: known(x) ? f(x, 3) : 'n/a', met: known(x) ? x <= 0.3 : null });
   }
   if (r.crowd) {
     const c = r.crowd.find((row) => row.rigs === 1000 && !row.sleep);
@@ -676,13 +683,15 @@ async function main(): Promise<void> {
 
   const stepSec = want('step') ? stepSection() : null;
   const rapier = want('rapier') ? await rapierSection(stepSec) : null;
+  const humanoidExact = stepSec?.cases.find((r) => r.name === 'humanoid exact' && !r.skipped)?.usPerStep.median;
+  const converge = want('converge') ? await convergeSection(log, new Map(humanoidExact === undefined ? [] : [['humanoid', humanoidExact]])) : null;
   const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const crowd = want('crowd') ? crowdSection() : null;
   log('memory ...');
   const memory = want('memory') ? memorySection(stepSec?.built) : null;
   stepSec?.built.clear(); // the big rigs are not needed any more
   const alloc = want('alloc') ? await allocSection() : null;
-  const goalRows = goals({ step: stepSec, rapier, peers, crowd, alloc });
+  const goalRows = goals({ step: stepSec, rapier, converge, peers, crowd, alloc });
   const seconds = (performance.now() - started) / 1000;
   machine.loadAtEnd = os.loadavg()[0]!;
 
@@ -694,6 +703,7 @@ async function main(): Promise<void> {
       machine,
       humanoidVsRapier: rapier?.humanoidVsRapier ?? null,
       humanoidVsRapierMultibody: rapier?.humanoidVsRapierMultibody ?? null,
+      humanoidConvergeVsRapier: converge?.humanoidConvergeVsRapier ?? null,
       exponentExact: stepSec?.exponentExact ?? null,
       exponentIterative: stepSec?.exponentIterative ?? null,
       crowd1000StepsPerSecond: crowd1000?.stepsPerSecond ?? null,
@@ -708,13 +718,14 @@ async function main(): Promise<void> {
         iterative: stepSec.cases.find((r) => r.name === 'humanoid iterative')!.usPerStep.median,
       } : null,
       step: stepSec ? stepJson : null,
-      rapier, peers, crowd, memory, allocations: alloc, goals: goalRows, paper: PAPER, seconds,
+      rapier, converge, peers, crowd, memory, allocations: alloc, goals: goalRows, paper: PAPER, seconds,
     })}\n`);
     return;
   }
   const out = [`machine: ${machine.cpu} (${machine.cores} cores), node ${machine.node}, ${machine.platform}; 1-minute load average ${f(machine.loadAtStart, 2)} at the start, ${f(machine.loadAtEnd, 2)} at the end`, ''];
   if (stepSec) out.push('== PhysIK step ==', ...formatStep(stepSec), '');
   if (rapier) out.push('== Rapier (src/rapier mirror) ==', ...formatRapier(rapier), '');
+  if (converge) out.push('== time to convergence against Rapier ==', ...formatConverge(converge), '');
   if (peers) out.push('== kinematic solvers against their JS peers ==', ...formatPeersSummary(peers), '');
   if (crowd) out.push('== many rigs in one world ==', ...formatCrowd(crowd), '');
   if (memory) out.push('== memory ==', ...formatMemory(memory), '');
