@@ -440,6 +440,9 @@ export function formatPeersSummary(result: PeersResult): string[] {
   }
   return [
     `equal error (each at its smallest N with error ≤ ${THRESHOLD} = 1e-3 × chain length; ours/theirs < 1 means ours is faster):`,
+    'settings: ours: one step(world, 1), ikMode path-independent (reset to rest inside the solve), ikIterations N, ikTolerance 1e-12 (no early stop on tolerance),',
+    '  interpolation none, sleepWhenConverged false; three.js CCDIKSolver: links reset to rest inside the timed solve, iteration N (it skips a link turning less than 1e-5 rad',
+    '  and stops when none turns); closed-chain-ik: DOF reset inside the timed solve, maxIterations N, dampingFactor 0.05 L, stallThreshold 0, converge threshold 1e-12; no limits anywhere',
     table(eqRows, 2),
     '',
     `ccdVsThree10 = ${ratioText(result.ccdVsThree10)}, ccdVsThree100 = ${ratioText(result.ccdVsThree100)}, ` +
