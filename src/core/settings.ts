@@ -50,7 +50,7 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   bendDirection: 'positive',
   maxSubsteps: 32,
   settleSteps: 10,
-  settleTolerance: 1e-3,
+  settleTolerance: 1e-4,
   stallSteps: 400,
   sleepWhenConverged: true,
   finish: 'none',

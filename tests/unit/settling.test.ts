@@ -132,23 +132,23 @@ describe('hybrid finish', () => {
     return { m: readMetrics(c.world, c.rig), steps, pose: poseBytes(c.world, c.rig) };
   }
 
-  // measured: PhysIK alone asleep at step 145 with the goal 8.8e-4 away; the DLS finish
+  // measured: PhysIK alone asleep at step 176 with the goal 1.9e-4 away; the DLS finish
   // reaches it (5.5e-5) at step 90; CCD stops 2e-3 short, so PhysIK goes on as if untried
   it.each(['ccd', 'dls'] as const)('%s finish: never worse than PhysIK alone (converged on the goal, no later, within the limits)', (finish) => {
     const physik = run('none');
     const hybrid = run(finish);
     expect(hybrid.m.status).toBe('converged');
-    expect(hybrid.m.maxTargetError).toBeLessThanOrEqual(1e-3 * hybrid.m.height);
+    expect(hybrid.m.maxTargetError).toBeLessThanOrEqual(1e-4 * hybrid.m.height);
     expect(hybrid.m.maxLimitViolationDeg).toBeLessThan(0.01);
     expect(hybrid.steps).toBeLessThanOrEqual(physik.steps);
   });
 
-  it('the DLS finish reaches the goal sooner, and far closer than PhysIK does alone', () => {
+  it('the DLS finish reaches the goal sooner, and closer than PhysIK does alone', () => {
     const physik = run('none');
     const dls = run('dls');
     expect(dls.m.finish).toBe('reached');
     expect(dls.steps).toBeLessThan(physik.steps);
-    expect(dls.m.maxTargetError).toBeLessThan(physik.m.maxTargetError / 10);
+    expect(dls.m.maxTargetError).toBeLessThan(physik.m.maxTargetError / 2);
   });
 
   it('a finish that stops short is undone: the run is bit-identical to PhysIK alone', () => {
