@@ -16,9 +16,8 @@ import { setSettleStatus } from './settling';
 
 export function wakeOnChange(world: PhysikWorld): void {
   const { Rig, rigs, awake, simulated, substepped } = world.physik;
-  awake.length = 0;
-  simulated.length = 0;
-  substepped.length = 0;
+  let same = true; // the lists are rebuilt only when their members change (no allocation otherwise)
+  let a = 0, sim = 0, sub = 0;
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
     const r = rig.eid;
@@ -30,6 +29,19 @@ export function wakeOnChange(world: PhysikWorld): void {
       Rig.progressStep[r] = Rig.step[r]!;
       if (Rig.settle[r] !== STATUS_SETTLING) setSettleStatus(world, rig, STATUS_SETTLING);
     }
+    if (Rig.sleeping[r]) continue;
+    if (awake[a++] !== rig) same = false;
+    if (rig.settings.solver !== 'physik') continue;
+    if (Rig.substepCount[r]! > 1 || Rig.speedClamp[r]) { if (substepped[sub++] !== rig) same = false; }
+    else if (simulated[sim++] !== rig) same = false;
+  }
+  if (same && a === awake.length && sim === simulated.length && sub === substepped.length) return;
+  awake.length = 0;
+  simulated.length = 0;
+  substepped.length = 0;
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const r = rig.eid;
     if (Rig.sleeping[r]) continue;
     awake.push(rig);
     if (rig.settings.solver !== 'physik') continue;

@@ -36,6 +36,10 @@ const fields: { key: keyof Settings; label: string }[] = [
   { key: 'epsilon', label: 'epsilon' },
   { key: 'maxPasses', label: 'pass cap' },
   { key: 'interJoint', label: 'inter-joint' },
+  { key: 'dampingAuto', label: 'automatic damping' },
+  { key: 'maxSubsteps', label: 'max substeps (guard)' },
+  { key: 'sleepWhenConverged', label: 'sleep when converged' },
+  { key: 'finish', label: 'hybrid finish' },
 ];
 
 export interface PanelOptions {

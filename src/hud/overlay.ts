@@ -225,7 +225,7 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     if (disposed) return;
     for (const p of plots) drawPlot(p);
     const s = hudStatus(statusCode);
-    status.set(sleeping ? `${s} (asleep)` : s);
+    status.set(s);
     status.tint(STATUS_COLOURS[s]);
     if (stepMsCount > 0) {
       // Browsers coarsen performance.now() (to 0.1 ms without cross-origin isolation), so one
@@ -235,7 +235,8 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
       stepMsSum = 0; stepMsCount = 0;
     }
     const stepText = !Number.isFinite(stepMs) ? '–' : stepMs < 1 ? `${Math.round(stepMs * 1000)} µs` : `${stepMs.toFixed(2)} ms`;
-    timing.set(`${stepText}/step  ${Number.isFinite(fps) ? Math.round(fps) : '–'} fps`);
+    // asleep: the rig is not stepped (systems/sleep.ts), so there is no step time to show
+    timing.set(`${sleeping ? 'asleep' : `${stepText}/step`}  ${Number.isFinite(fps) ? Math.round(fps) : '–'} fps`);
     let bad = 0;
     for (const p of plots) bad += p.series.nonFinite;
     counters.set(bad > 0 ? `${bad} non-finite samples skipped` : '');
