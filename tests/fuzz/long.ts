@@ -22,36 +22,25 @@ import os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import {
   BOUNDS, caseArb, caseForSeed, describeCase, determinismFailure, limitFailure, runCase, structuralFailure,
-  summarizeCase, type CaseOptions, type FuzzCase,
+  summarizeCase, type CaseOptions, type CaseResult, type FuzzCase,
 } from './rigs';
 
 type Kind = 'structural' | 'limits' | 'determinism';
 
-interface SeedResult {
+/** The measures of a case result a seed's report keeps (posted from the worker threads). */
+const KEPT = [
+  'nonFinite', 'maxGap', 'maxGapRel', 'maxLengthErrRel', 'maxQuatErr', 'maxPinErr', 'peakLimitDeg', 'finalLimitDeg',
+  'peakExcessDeg', 'finalExcessDeg', 'peakGrowthDeg', 'infeasibleJoints', 'divergedSteps', 'divergedTail',
+  'clampedSteps', 'clampedTail', 'retriedSteps', 'settled',
+] as const satisfies readonly (keyof CaseResult)[];
+
+type SeedResult = Pick<CaseResult, (typeof KEPT)[number]> & {
   seed: number;
   settings: 'default' | 'random';
   bones: number;
   ms: number;
   failures: Partial<Record<Kind, string>>;
-  nonFinite: number;
-  maxGap: number;
-  maxGapRel: number;
-  maxLengthErrRel: number;
-  maxQuatErr: number;
-  maxPinErr: number;
-  peakLimitDeg: number;
-  finalLimitDeg: number;
-  peakExcessDeg: number;
-  finalExcessDeg: number;
-  peakGrowthDeg: number;
-  infeasibleJoints: number;
-  divergedSteps: number;
-  divergedTail: number;
-  clampedSteps: number;
-  clampedTail: number;
-  retriedSteps: number;
-  settled: boolean;
-}
+};
 
 interface Options {
   seeds: number;
@@ -111,13 +100,10 @@ function runSeed(seed: number, o: Options): SeedResult {
   const t0 = performance.now();
   const c = caseForSeed(seed, { settings: o.settings });
   const { r, failures } = check(c, o.steps);
+  const kept = Object.fromEntries(KEPT.map((k) => [k, r[k]])) as Pick<CaseResult, (typeof KEPT)[number]>;
   return {
     seed, settings: Object.keys(c.settings).length === 0 ? 'default' : 'random', bones: c.bones.length,
-    ms: performance.now() - t0, failures,
-    nonFinite: r.nonFinite, maxGap: r.maxGap, maxGapRel: r.maxGapRel, maxLengthErrRel: r.maxLengthErrRel,
-    maxQuatErr: r.maxQuatErr, maxPinErr: r.maxPinErr, peakLimitDeg: r.peakLimitDeg, finalLimitDeg: r.finalLimitDeg,
-    peakExcessDeg: r.peakExcessDeg, finalExcessDeg: r.finalExcessDeg, peakGrowthDeg: r.peakGrowthDeg,
-    infeasibleJoints: r.infeasibleJoints, divergedSteps: r.divergedSteps, divergedTail: r.divergedTail, clampedSteps: r.clampedSteps, clampedTail: r.clampedTail, retriedSteps: r.retriedSteps, settled: r.settled,
+    ms: performance.now() - t0, failures, ...kept,
   };
 }
 
