@@ -34,43 +34,17 @@ export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
  * Heads, tails and centres only (no velocities), for the kinematic solvers' pose refreshes
  * between iterations: the forwardKinematics system runs after them and sets the velocities
  * from the angular velocities kinematicSolve derives, so the solvers need positions only.
- * The positions are computed as fk computes them (the same bits).
+ * The same pass as forwardKinematics with the velocity part left out.
  */
 export function forwardPositionsOf(world: PhysikWorld, rig: RigRecord): void {
   const Bone: BoneStore = world.physik.Bone, Rig: RigStore = world.physik.Rig;
-  const rot = Bone.rot, head = Bone.head, tail = Bone.tail, centre = Bone.centre, length = Bone.length, attach = Bone.attach, parentOf = Bone.parent;
-  const pinned = Rig.pinned[rig.eid] === 1, pin = rig.eid * 3, pinArr = Rig.pin, bones = rig.bones;
-  for (let bi = 0; bi < bones.length; bi++) {
-    const b = bones[bi]!;
-    const b3 = b * 3, q = b * 4;
-    const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-    const L = length[b]!;
-    const ax = 2 * (x * y - z * w) * L, ay = (1 - 2 * (x * x + z * z)) * L, az = 2 * (y * z + x * w) * L;
-    const p = parentOf[b]!;
-    if (p < 0) {
-      if (pinned) {
-        head[b3] = pinArr[pin]!; head[b3 + 1] = pinArr[pin + 1]!; head[b3 + 2] = pinArr[pin + 2]!;
-        centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
-      } else {
-        head[b3] = centre[b3]! - 0.5 * ax; head[b3 + 1] = centre[b3 + 1]! - 0.5 * ay; head[b3 + 2] = centre[b3 + 2]! - 0.5 * az;
-      }
-    } else {
-      const p3 = p * 3, pq = p * 4;
-      const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
-      const ox = attach[b3]!, oy = attach[b3 + 1]!, oz = attach[b3 + 2]!;
-      const rx = (1 - 2 * (py * py + pz * pz)) * ox + 2 * (px * py - pz * pw) * oy + 2 * (px * pz + py * pw) * oz;
-      const ry = 2 * (px * py + pz * pw) * ox + (1 - 2 * (px * px + pz * pz)) * oy + 2 * (py * pz - px * pw) * oz;
-      const rz = 2 * (px * pz - py * pw) * ox + 2 * (py * pz + px * pw) * oy + (1 - 2 * (px * px + py * py)) * oz;
-      head[b3] = head[p3]! + rx; head[b3 + 1] = head[p3 + 1]! + ry; head[b3 + 2] = head[p3 + 2]! + rz;
-      centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
-    }
-    tail[b3] = head[b3]! + ax; tail[b3 + 1] = head[b3 + 1]! + ay; tail[b3 + 2] = head[b3 + 2]! + az;
-  }
+  fk(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones, false);
 }
 
 function fk(
   rot: Float64Array, head: Float64Array, tail: Float64Array, centre: Float64Array, length: Float64Array, attach: Float64Array,
   parentOf: Int32Array, angVel: Float64Array, vel: Float64Array, headVel: Float64Array, pinned: boolean, pinArr: Float64Array, pin: number, bones: Int32Array,
+  velocities = true,
 ): void {
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!;
@@ -85,9 +59,11 @@ function fk(
       if (pinned) {
         head[b3] = pinArr[pin]!; head[b3 + 1] = pinArr[pin + 1]!; head[b3 + 2] = pinArr[pin + 2]!;
         centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
-        headVel[b3] = 0; headVel[b3 + 1] = 0; headVel[b3 + 2] = 0;
+        if (velocities) { headVel[b3] = 0; headVel[b3 + 1] = 0; headVel[b3 + 2] = 0; }
       } else {
         head[b3] = centre[b3]! - 0.5 * ax; head[b3 + 1] = centre[b3 + 1]! - 0.5 * ay; head[b3 + 2] = centre[b3 + 2]! - 0.5 * az;
+      }
+      if (velocities && !pinned) {
         // v_head = v_centre + ω × (−axis/2)
         headVel[b3] = vel[b3]! - 0.5 * (wy * az - wz * ay);
         headVel[b3 + 1] = vel[b3 + 1]! - 0.5 * (wz * ax - wx * az);
@@ -103,15 +79,17 @@ function fk(
       const rz = 2 * (px * pz - py * pw) * ox + 2 * (py * pz + px * pw) * oy + (1 - 2 * (px * px + py * py)) * oz;
       head[b3] = head[p3]! + rx; head[b3 + 1] = head[p3 + 1]! + ry; head[b3 + 2] = head[p3 + 2]! + rz;
       centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
-      // v_head = v_parentCentre + ω_p × (head − parentCentre)
-      const pwx = angVel[p3]!, pwy = angVel[p3 + 1]!, pwz = angVel[p3 + 2]!;
-      const lx = head[b3]! - centre[p3]!, ly = head[b3 + 1]! - centre[p3 + 1]!, lz = head[b3 + 2]! - centre[p3 + 2]!;
-      headVel[b3] = vel[p3]! + pwy * lz - pwz * ly;
-      headVel[b3 + 1] = vel[p3 + 1]! + pwz * lx - pwx * lz;
-      headVel[b3 + 2] = vel[p3 + 2]! + pwx * ly - pwy * lx;
+      if (velocities) {
+        // v_head = v_parentCentre + ω_p × (head − parentCentre)
+        const pwx = angVel[p3]!, pwy = angVel[p3 + 1]!, pwz = angVel[p3 + 2]!;
+        const lx = head[b3]! - centre[p3]!, ly = head[b3 + 1]! - centre[p3 + 1]!, lz = head[b3 + 2]! - centre[p3 + 2]!;
+        headVel[b3] = vel[p3]! + pwy * lz - pwz * ly;
+        headVel[b3 + 1] = vel[p3 + 1]! + pwz * lx - pwx * lz;
+        headVel[b3 + 2] = vel[p3 + 2]! + pwx * ly - pwy * lx;
+      }
     }
     tail[b3] = head[b3]! + ax; tail[b3 + 1] = head[b3 + 1]! + ay; tail[b3 + 2] = head[b3 + 2]! + az;
-    if (p >= 0 || pinned) {
+    if (velocities && (p >= 0 || pinned)) {
       // v_centre = v_head + ω × axis/2
       vel[b3] = headVel[b3]! + 0.5 * (wy * az - wz * ay);
       vel[b3 + 1] = headVel[b3 + 1]! + 0.5 * (wz * ax - wx * az);

@@ -14,6 +14,7 @@
  */
 import type { ControlPointDescription, RigDescription, Scene, ScriptEvent, Vec3Tuple } from './types';
 import type { RigInput } from '../core/rig';
+import { mulberry32 } from '../math/random';
 
 export interface CrowdOptions {
   /** Distance between neighbours on the floor (default 1.5 × the rig's largest extent guess: 1.5). */
@@ -31,18 +32,6 @@ export interface CrowdOptions {
   centre?: [number, number];
 }
 
-/** mulberry32: small, seeded, deterministic. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const shift = (v: Vec3Tuple, d: Vec3Tuple): Vec3Tuple => [v[0] + d[0], v[1] + d[1], v[2] + d[2]];
 
 /** `count` rig inputs for addRig: the scene's rig on a grid, each with its own wandering target. */
@@ -54,7 +43,7 @@ export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {})
   const radius = options.radius ?? 0.5;
   if (!(spacing > 0 && every >= 1 && length >= 0 && radius >= 0)) throw new Error('crowd: spacing must be > 0, every >= 1, length and radius >= 0');
   const side = Math.ceil(Math.sqrt(count));
-  const rnd = random(options.seed ?? 1);
+  const rnd = mulberry32(options.seed ?? 1);
   // the wanderer: the one named, else the first point the script moves, else the first goal
   const scripted = scene.script.find((e) => e.target)?.point;
   const wanderer = scene.controlPoints.find((c) => c.name === (options.point ?? scripted))

@@ -11,6 +11,7 @@ import type { RigInput } from '../../src/core';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import { crowdOf } from '../../src/scene/crowd';
 import type { BoneDescription, Scene, Settings } from '../../src/scene/types';
+import { mulberry32 } from '../../src/math/random';
 
 export type Family = 'humanoid' | 'chain' | 'tree';
 export type Solve = Settings['interJoint'];
@@ -59,18 +60,6 @@ export function chainInput(n: number, maxPasses: number): RigInput {
   };
 }
 
-/** mulberry32: small, seeded, deterministic. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A pinned random recursive tree of n bones (seeded): bone i hangs from a bone drawn uniformly
  * from bones 0..i−1, pointing in a random direction, at its parent's tail (four in five) or
@@ -81,7 +70,7 @@ function random(seed: number): () => number {
  * root's head, up and to the side.
  */
 export function treeInput(n: number, maxPasses: number, seed = 1): RigInput {
-  const rnd = random(seed);
+  const rnd = mulberry32(seed);
   const bones: BoneDescription[] = [];
   const head = new Float64Array(3 * n), dir = new Float64Array(3 * n);
   let tip = 0, far = -1;

@@ -10,23 +10,15 @@ import { damping } from '../../systems/damping';
 import { controlSprings } from '../../systems/controlSprings';
 import { torsionSprings } from '../../systems/torsionSprings';
 import { interJointSolve } from '../../systems/interJointSolve';
+import { mulberry32 } from '../../src/math/random';
 
 export type V3 = [number, number, number];
 export const DEG = Math.PI / 180;
 
 // ---------- PRNG (deterministic) ----------
 
-/** mulberry32: a small seeded PRNG returning numbers in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (src/math/random.ts): a small seeded PRNG returning numbers in [0, 1). */
+export const rng = mulberry32;
 
 /** Uniform in [-1, 1) per component. */
 export function randVec(r: () => number, scale = 1): V3 {
