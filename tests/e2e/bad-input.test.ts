@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
-import { useSandbox, saveShot } from './harness';
+import { useSandbox, saveShot, pixelTally, panelControl as control, drawn } from './harness';
 
 const open = useSandbox();
 const fixtures = new URL('../fixtures/external/', import.meta.url);
@@ -62,26 +62,10 @@ async function messageAfter(page: Page, action: () => Promise<unknown>, pattern:
   // on top: inside its border, where the pixi overlay's plot panel also lies, the screen shows the box's own red
   const r = await page.locator('#error').boundingBox();
   const png = await page.screenshot({ type: 'png', clip: { x: r!.x + 4, y: r!.y + 4, width: 6, height: 6 } });
-  const rgb = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const sum = [0, 0, 0];
-    for (let i = 0; i < d.length; i += 4) for (let k = 0; k < 3; k++) sum[k] += d[i + k]!;
-    return sum.map((v) => v / (d.length / 4));
-  }, png.toString('base64'));
+  const rgb = (await pixelTally(page, png)).mean;
   expect(Math.hypot(rgb[0]! - 0x5a, rgb[1]! - 0x1d, rgb[2]! - 0x1d), `the message box's colour, got ${rgb.map(Math.round)}`).toBeLessThan(12);
   return (await page.locator('#error').textContent()) ?? '';
 }
-
-/** The lil-gui controller row whose label is exactly `name`. */
-const control = (page: Page, name: string) =>
-  page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: new RegExp(`^${name}$`) }) });
 
 async function typeInto(page: Page, label: string, text: string): Promise<void> {
   await control(page, label).locator('input').click();
@@ -92,23 +76,8 @@ async function typeInto(page: Page, label: string, text: string): Promise<void> 
 
 /** Fraction of the screenshot's pixels that differ from the page background (the view is drawn). */
 async function drawnFraction(page: Page): Promise<number> {
-  const png = await page.screenshot({ type: 'png' });
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let other = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      const dr = d[i]! - 0x24, dg = d[i + 1]! - 0x28, db = d[i + 2]! - 0x2f;
-      if (dr * dr + dg * dg + db * db > 300) other++;
-    }
-    return other / (d.length / 4);
-  }, png.toString('base64'));
+  const t = await pixelTally(page, await page.screenshot({ type: 'png' }), drawn);
+  return t.matched / t.total;
 }
 
 const bone = (name: string, parent: string | null) => ({ name, parent, direction: [0, 1, 0], length: 0.5 });

@@ -7,29 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox, saveShot } from './harness';
+import { useSandbox, saveShot, colourPixels, panelControl as control } from './harness';
 
 const open = useSandbox();
 
-const control = (page: Page, name: string) =>
-  page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: new RegExp(`^${name}$`) }) });
-
 /** Pixels of the ghost's colour (cyan: blue and green well above red) in a screenshot. */
-async function ghostPixels(page: Page, png: Buffer): Promise<number> {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i + 2]! > d[i]! + 40 && d[i + 1]! > d[i]! + 25) n++;
-    return n;
-  }, png.toString('base64'));
-}
+const ghostPixels = (page: Page, png: Buffer) => colourPixels(page, png, (r, g, b) => b > r + 40 && g > r + 25);
 
 describe('deep links and compare mode (headless Chromium)', () => {
   it('?scene=humanoid&solver=ccd&compare=fabrik opens exactly that, with both solvers\' numbers', async () => {

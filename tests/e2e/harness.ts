@@ -66,10 +66,12 @@ export async function nextFrames(page: Page): Promise<void> {
 }
 
 /**
- * Pixels of a PNG screenshot for which `match(r, g, b)` holds (decoded in the page). `match`
- * travels as source text: it may use only its arguments.
+ * Tally of a PNG screenshot's pixels (decoded in the page): how many satisfy `match(r, g, b)`,
+ * how many there are, and their mean colour. `match` travels as source text: it may use only
+ * its arguments.
  */
-export async function colourPixels(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean): Promise<number> {
+export async function pixelTally(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean = () => true):
+  Promise<{ matched: number; total: number; mean: [number, number, number] }> {
   return page.evaluate(async ([b64, source]) => {
     const test = new Function(`return (${source});`)() as (r: number, g: number, b: number) => boolean;
     const img = new Image();
@@ -80,11 +82,24 @@ export async function colourPixels(page: Page, png: Buffer, match: (r: number, g
     const g = c.getContext('2d')!;
     g.drawImage(img, 0, 0);
     const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (test(d[i]!, d[i + 1]!, d[i + 2]!)) n++;
-    return n;
+    let matched = 0;
+    const sum: [number, number, number] = [0, 0, 0];
+    for (let i = 0; i < d.length; i += 4) {
+      if (test(d[i]!, d[i + 1]!, d[i + 2]!)) matched++;
+      sum[0] += d[i]!; sum[1] += d[i + 1]!; sum[2] += d[i + 2]!;
+    }
+    const total = d.length / 4;
+    return { matched, total, mean: [sum[0] / total, sum[1] / total, sum[2] / total] as [number, number, number] };
   }, [png.toString('base64'), match.toString()] as const);
 }
+
+/** Pixels of a PNG screenshot for which `match(r, g, b)` holds (see pixelTally). */
+export async function colourPixels(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean): Promise<number> {
+  return (await pixelTally(page, png, match)).matched;
+}
+
+/** Not the page background (#24282f): grid, bones, handles, overlay. */
+export const drawn = (r: number, g: number, b: number) => (r - 0x24) ** 2 + (g - 0x28) ** 2 + (b - 0x2f) ** 2 > 300;
 
 /** The lil-gui controller labelled exactly `name`. */
 export function panelControl(page: Page, name: string) {

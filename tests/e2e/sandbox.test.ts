@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox, saveShot } from './harness';
+import { useSandbox, saveShot, pixelTally, colourPixels, drawn } from './harness';
 
 const open = useSandbox();
 
@@ -25,27 +25,10 @@ describe('sandbox (headless Chromium)', () => {
     const { page, errors } = await open();
     expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('humanoid');
     const png = await page.screenshot({ type: 'png' });
-    // decode the screenshot in the page and count pixels that differ from the background
-    const stats = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext('2d')!;
-      g.drawImage(img, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data;
-      const bg = [0x24, 0x28, 0x2f];
-      let other = 0, orange = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        const dr = d[i]! - bg[0]!, dg = d[i + 1]! - bg[1]!, db = d[i + 2]! - bg[2]!;
-        if (dr * dr + dg * dg + db * db > 300) other++;
-        if (d[i]! > 200 && d[i + 1]! > 90 && d[i + 1]! < 190 && d[i + 2]! < 90) orange++;
-      }
-      return { total: d.length / 4, other, orange };
-    }, png.toString('base64'));
-    expect(stats.other / stats.total).toBeGreaterThan(0.01); // grid, bones, joints, handles
-    expect(stats.orange).toBeGreaterThan(20); // the target handles
+    const stats = await pixelTally(page, png, drawn);
+    const orange = await colourPixels(page, png, (r, g, b) => r > 200 && g > 90 && g < 190 && b < 90);
+    expect(stats.matched / stats.total).toBeGreaterThan(0.01); // grid, bones, joints, handles
+    expect(orange).toBeGreaterThan(20); // the target handles
     expect(errors).toEqual([]);
     await page.close();
   });
