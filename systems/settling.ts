@@ -30,6 +30,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, sta
 import { forwardKinematicsOf } from './forwardKinematics';
 import { measureRig } from './metrics';
 import { kinematicSolvers } from './ik/registry';
+import { restoreRigState, saveRigState, savedRigState } from './rigState';
 
 /** An improvement of the target error smaller than this fraction is not progress. */
 const PROGRESS = 1e-3;
@@ -107,22 +108,27 @@ function interpolating(world: PhysikWorld, rig: RigRecord): boolean {
   return false;
 }
 
-/** Zero velocity everywhere (positions unchanged), and the metrics that follow from it. */
-function standStill(world: PhysikWorld, rig: RigRecord): void {
-  const { Bone, Rig } = world.physik;
+/** Zero velocity everywhere (positions unchanged). */
+function stopMotion(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone } = world.physik;
   for (let i = 0; i < rig.bones.length; i++) {
     const b3 = rig.bones[i]! * 3;
     Bone.angVel.fill(0, b3, b3 + 3);
     Bone.vel.fill(0, b3, b3 + 3);
   }
   forwardKinematicsOf(world, rig);
+}
+
+/** The metrics of a rig that stands still: no kinetic energy, no speed, at rest from now. */
+function markStill(world: PhysikWorld, rig: RigRecord): void {
+  const { Rig } = world.physik;
   Rig.kineticEnergy[rig.eid] = 0;
   Rig.maxEndSpeed[rig.eid] = 0;
   if (!Rig.atRest[rig.eid]) { Rig.atRest[rig.eid] = 1; Rig.restSince[rig.eid] = Rig.step[rig.eid]!; }
 }
 
-/** PhysIK's pose when it handed over to the finish (rotations, angular velocities, root centre and velocity). */
-const handover = new WeakMap<RigRecord, Float64Array>();
+/** PhysIK's state when it handed over to the finish. */
+const handover = savedRigState();
 /** Calls of the finish solver in one attempt (each runs up to `ikIterations` iterations). */
 const FINISH_ROUNDS = 20;
 
@@ -134,21 +140,12 @@ const FINISH_ROUNDS = 20;
  * it had not been tried. Either way not tried again until targets or settings change.
  */
 function hybridFinish(world: PhysikWorld, rig: RigRecord): boolean {
-  const { Bone, Rig } = world.physik;
+  const { Rig } = world.physik;
   const r = rig.eid;
   const s = rig.settings;
   const solve = kinematicSolvers[s.finish];
   if (!solve) throw new Error(`rig "${rig.name}": unknown finish solver "${s.finish}"`);
-  const n = rig.bones.length;
-  let saved = handover.get(rig);
-  if (!saved || saved.length !== n * 7 + 6) { saved = new Float64Array(n * 7 + 6); handover.set(rig, saved); }
-  for (let i = 0; i < n; i++) {
-    const b = rig.bones[i]!;
-    for (let a = 0; a < 4; a++) saved[i * 7 + a] = Bone.rot[b * 4 + a]!;
-    for (let a = 0; a < 3; a++) saved[i * 7 + 4 + a] = Bone.angVel[b * 3 + a]!;
-  }
-  const root = rig.bones[0]!;
-  for (let a = 0; a < 3; a++) { saved[n * 7 + a] = Bone.centre[root * 3 + a]!; saved[n * 7 + 3 + a] = Bone.vel[root * 3 + a]!; }
+  saveRigState(world, rig, handover);
   const violationBefore = Rig.maxLimitViolation[r]!;
   const solveStatus = Rig.solveStatus[r]!;
 
@@ -163,35 +160,22 @@ function hybridFinish(world: PhysikWorld, rig: RigRecord): boolean {
     s.ikMode = mode;
   }
   Rig.solveStatus[r] = solveStatus; // the joint solve's status stays PhysIK's
-  for (let i = 0; i < n; i++) {
-    const b3 = rig.bones[i]! * 3;
-    Bone.angVel.fill(0, b3, b3 + 3);
-    Bone.vel.fill(0, b3, b3 + 3);
-  }
-  forwardKinematicsOf(world, rig);
+  stopMotion(world, rig);
   measureRig(world, rig);
-  const reached = Rig.maxTargetError[r]! <= s.settleTolerance * Rig.height[r]! && Rig.maxLimitViolation[r]! <= violationBefore + 1e-9;
-  if (reached) {
+  if (Rig.maxTargetError[r]! <= s.settleTolerance * Rig.height[r]! && Rig.maxLimitViolation[r]! <= violationBefore + 1e-9) {
     Rig.finishing[r] = 1;
-    Rig.kineticEnergy[r] = 0;
-    Rig.maxEndSpeed[r] = 0;
-    if (!Rig.atRest[r]) { Rig.atRest[r] = 1; Rig.restSince[r] = Rig.step[r]!; }
+    markStill(world, rig);
     return true;
   }
   // stopped short (a local minimum against the limits, goals in conflict): PhysIK goes on
-  for (let i = 0; i < n; i++) {
-    const b = rig.bones[i]!;
-    for (let a = 0; a < 4; a++) Bone.rot[b * 4 + a] = saved[i * 7 + a]!;
-    for (let a = 0; a < 3; a++) Bone.angVel[b * 3 + a] = saved[i * 7 + 4 + a]!;
-  }
-  for (let a = 0; a < 3; a++) { Bone.centre[root * 3 + a] = saved[n * 7 + a]!; Bone.vel[root * 3 + a] = saved[n * 7 + 3 + a]!; }
-  forwardKinematicsOf(world, rig);
+  restoreRigState(world, rig, handover);
   measureRig(world, rig);
   Rig.finishing[r] = 2;
   return false;
 }
 
 function fallAsleep(world: PhysikWorld, rig: RigRecord): void {
-  standStill(world, rig);
+  stopMotion(world, rig);
+  markStill(world, rig);
   world.physik.Rig.sleeping[rig.eid] = 1;
 }

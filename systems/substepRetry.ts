@@ -23,7 +23,7 @@
  * with zero velocity and the step is counted in `Rig.diverged`; the world never holds NaN.
  * The paper's settings (`maxSubsteps` 1) have neither substeps nor clamp.
  *
- * Allocation: the saved state grows once to the largest rig retried; nothing per step.
+ * Allocation: the saved state (systems/rigState.ts) grows once to the largest rig retried; nothing per step.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
@@ -34,10 +34,10 @@ import { torsionSprings } from './torsionSprings';
 import { interJointSolve } from './interJointSolve';
 import { integrate } from './integrate';
 import { forwardKinematics, forwardKinematicsOf } from './forwardKinematics';
+import { restoreRigState, saveRigState, savedRigState } from './rigState';
 
-/** Per bone: rotation (4), angular velocity, velocity, centre, joint force (3 each). */
-const SAVED_PER_BONE = 16;
-let saved = new Float64Array(0);
+/** The last good state of the rig being retried. */
+const saved = savedRigState();
 const single: RigRecord[] = [];
 
 /** Good steps at a substep count (or with clamped speeds) before the next finer try. */
@@ -75,7 +75,7 @@ function retry(world: PhysikWorld, rig: RigRecord, from: number): void {
   const { Rig } = world.physik;
   const r = rig.eid;
   const max = rig.settings.maxSubsteps;
-  save(world, rig);
+  saveRigState(world, rig, saved);
   for (let k = from; k <= max; k *= 2) {
     if (substeps(world, rig, k)) {
       Rig.substeps[r] = k;
@@ -83,7 +83,7 @@ function retry(world: PhysikWorld, rig: RigRecord, from: number): void {
       hold(Rig, r, k, 0);
       return;
     }
-    restore(world, rig);
+    restoreRigState(world, rig, saved);
   }
   if (max > 1) clampedStep(world, rig); // (the paper's settings, maxSubsteps 1, have no clamp either)
   else refuse(world, rig);
@@ -93,7 +93,7 @@ function retry(world: PhysikWorld, rig: RigRecord, from: number): void {
 function clampedStep(world: PhysikWorld, rig: RigRecord): void {
   const { Rig } = world.physik;
   const r = rig.eid;
-  save(world, rig);
+  saveRigState(world, rig, saved);
   Rig.speedClamp[r] = 1;
   if (substeps(world, rig, 1)) {
     Rig.substeps[r] = 1;
@@ -101,7 +101,7 @@ function clampedStep(world: PhysikWorld, rig: RigRecord): void {
     hold(Rig, r, 1, 1);
     return;
   }
-  restore(world, rig);
+  restoreRigState(world, rig, saved);
   refuse(world, rig);
 }
 
@@ -161,34 +161,3 @@ function substeps(world: PhysikWorld, rig: RigRecord, k: number): boolean {
   }
 }
 
-function save(world: PhysikWorld, rig: RigRecord): void {
-  const { rot, angVel, vel, centre, jointForce } = world.physik.Bone;
-  const n = rig.bones.length;
-  if (saved.length < n * SAVED_PER_BONE) saved = new Float64Array(n * SAVED_PER_BONE);
-  for (let i = 0; i < n; i++) {
-    const b = rig.bones[i]!, o = i * SAVED_PER_BONE;
-    for (let a = 0; a < 4; a++) saved[o + a] = rot[b * 4 + a]!;
-    for (let a = 0; a < 3; a++) {
-      saved[o + 4 + a] = angVel[b * 3 + a]!;
-      saved[o + 7 + a] = vel[b * 3 + a]!;
-      saved[o + 10 + a] = centre[b * 3 + a]!;
-      saved[o + 13 + a] = jointForce[b * 3 + a]!;
-    }
-  }
-}
-
-/** Back to the saved state, positions and velocities of every bone recomputed from it. */
-function restore(world: PhysikWorld, rig: RigRecord): void {
-  const { rot, angVel, vel, centre, jointForce } = world.physik.Bone;
-  for (let i = 0; i < rig.bones.length; i++) {
-    const b = rig.bones[i]!, o = i * SAVED_PER_BONE;
-    for (let a = 0; a < 4; a++) rot[b * 4 + a] = saved[o + a]!;
-    for (let a = 0; a < 3; a++) {
-      angVel[b * 3 + a] = saved[o + 4 + a]!;
-      vel[b * 3 + a] = saved[o + 7 + a]!;
-      centre[b * 3 + a] = saved[o + 10 + a]!;
-      jointForce[b * 3 + a] = saved[o + 13 + a]!;
-    }
-  }
-  forwardKinematicsOf(world, rig);
-}

@@ -364,17 +364,8 @@ export function frameAxis(q: Float64Array, o: number, a: number, out: Float64Arr
 
 /** rot[o] ← R(axis u, angle) · rot[o], u unit; returns false (and writes nothing) if non-finite. */
 export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
-  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
-  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
-  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
-  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
-  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
-  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
-  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
-  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  if (!Number.isFinite(m) || m === 0) return false;
-  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
-  return true;
+  turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = angle;
+  return turn(rot, o);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -413,7 +404,10 @@ function normalAxis(rot: Float64Array, b: number): void {
   }
 }
 
-/** rotateWorld with its axis and angle from turnArg (the same arithmetic); false (nothing written) if non-finite. */
+/**
+ * rot[o] ← R(axis, angle) · rot[o] with axis and angle from turnArg (CCD's inner loop writes
+ * them there: as arguments the doubles were boxed); false (nothing written) if non-finite.
+ */
 function turn(rot: Float64Array, o: number): boolean {
   const ux = turnArg[0]!, uy = turnArg[1]!, uz = turnArg[2]!, angle = turnArg[3]!;
   const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
