@@ -61,7 +61,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
-import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
+import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
 import type { SolveResult } from './registry';
 
@@ -370,6 +370,18 @@ export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number
 
 // ---------------------------------------------------------------------------------------
 // CCD
+//
+// Why it is laid out like this (speed): a solve works on compact copies indexed by
+// depth-first bone index (world rotations, locals, heads, attach offsets, goal attachment
+// vectors and targets), read from the world's stores once per solve and written back once at
+// the end (then one forward-kinematics refresh). An iteration is two passes over the bones on
+// goal chains only: the sweep tip → root (each turn updates the bone's world rotation, its
+// local and the tracked effectors, nothing else: the pivot of a bone does not move while its
+// descendants turn) and a forward pass root → tip (world rotations from the locals, heads
+// from the parents' attach offsets), then the goals' effectors. The arithmetic of the
+// unlimited joint, the forward pass and the effectors is written out in those loops (no calls:
+// imported helpers cost a call and a module getter each, and doubles passed as arguments are
+// boxed). The best pose is kept by copying the compact arrays (typed-array set, a memcpy).
 // ---------------------------------------------------------------------------------------
 
 const pv = new Float64Array(3); // pivot of the current joint
@@ -377,6 +389,8 @@ const frame = new Float64Array(4);
 const ax = new Float64Array(3);
 const qc = new Float64Array(4); // conjugate of the bone's rotation before its last turn
 const dq = new Float64Array(4);
+const phi = new Float64Array(3);
+const qr = new Float64Array(4);
 /**
  * Axis and angle of a turn (ux, uy, uz, angle), and a vector for normalAxis: numbers go to
  * non-inlined helpers through arrays, as a floating-point argument would be boxed (the heap
@@ -387,16 +401,98 @@ const vecArg = new Float64Array(3);
 /** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
 let special = false;
 
+/** A solve's compact working set (depth-first bone index i; goal index g as in IkRig). */
+interface CcdScratch {
+  n: number;
+  /** World rotation (4 per bone), head (3), attach offset in the parent's frame (3). */
+  q: Float64Array; hd: Float64Array; att: Float64Array;
+  /** Best pose so far: locals, world rotations, heads. */
+  keepLoc: Float64Array; keepQ: Float64Array; keepHd: Float64Array;
+  /** 1 if any axis of the bone is limited. */
+  lim: Uint8Array;
+  /** The sweep: bones on goal chains, tip → root (fully locked non-root bones left out), with their goal ranges [g0, g1). */
+  visit: Int32Array; vg0: Int32Array; vg1: Int32Array; visitCount: number;
+  /** Bones on goal chains, root → tip (the forward pass). */
+  fwd: Int32Array; fwdCount: number;
+  /** Per goal: attachment in the bone's frame (offset + (0, at·L, 0)) and target. */
+  gv: Float64Array; gt: Float64Array;
+  /** Floating root: its centre (the root's pivot, fixed during a solve) and half its length. */
+  cx: number; cy: number; cz: number; half: number;
+}
+
+const ccdScratch = new WeakMap<IkRig, CcdScratch>();
+
+function scratchOf(T: IkRig): CcdScratch {
+  let S = ccdScratch.get(T);
+  if (!S || S.n !== T.n || S.gv.length < T.goalCp.length * 3) {
+    const n = T.n, ng = Math.max(1, T.goalCp.length);
+    S = {
+      n, q: new Float64Array(n * 4), hd: new Float64Array(n * 3), att: new Float64Array(n * 3),
+      keepLoc: new Float64Array(n * 4), keepQ: new Float64Array(n * 4), keepHd: new Float64Array(n * 3),
+      lim: new Uint8Array(n), visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), visitCount: 0,
+      fwd: new Int32Array(n), fwdCount: 0, gv: new Float64Array(ng * 3), gt: new Float64Array(ng * 3),
+      cx: 0, cy: 0, cz: 0, half: 0,
+    };
+    ccdScratch.set(T, S);
+  }
+  return S;
+}
+
 /**
- * A unit axis normal to v = vecArg, deterministic: bone b's own x axis with its component
- * along v removed (its z axis if x is nearly along v), into ax.
+ * Fill S from the world (after the reset or refresh): rotations, heads, attach offsets, the
+ * locals (into T.local), goal attachments and targets, limit flags, and the visiting orders.
  */
-function normalAxis(rot: Float64Array, b: number): void {
+function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean): void {
+  const bones = rig.bones, rot = T.rot, head = T.head, attach = world.physik.Bone.attach, en = T.enabled;
+  const q = S.q, hd = S.hd, att = S.att, loc = T.local, par = T.parentIndex;
+  for (let i = 0; i < T.n; i++) {
+    const b = bones[i]!, o = i * 4, s = b * 4, i3 = i * 3, b3 = b * 3;
+    q[o] = rot[s]!; q[o + 1] = rot[s + 1]!; q[o + 2] = rot[s + 2]!; q[o + 3] = rot[s + 3]!;
+    hd[i3] = head[b3]!; hd[i3 + 1] = head[b3 + 1]!; hd[i3 + 2] = head[b3 + 2]!;
+    att[i3] = attach[b3]!; att[i3 + 1] = attach[b3 + 1]!; att[i3 + 2] = attach[b3 + 2]!;
+    S.lim[i] = en[b3] === 1 || en[b3 + 1] === 1 || en[b3 + 2] === 1 ? 1 : 0;
+    const p = par[i]!;
+    if (p < 0) { loc[o] = q[o]!; loc[o + 1] = q[o + 1]!; loc[o + 2] = q[o + 2]!; loc[o + 3] = q[o + 3]!; }
+    else quatMulConjA(loc, o, q, p * 4, q, o);
+  }
+  const root = bones[0]!;
+  S.cx = T.centre[root * 3]!; S.cy = T.centre[root * 3 + 1]!; S.cz = T.centre[root * 3 + 2]!;
+  S.half = 0.5 * T.length[root]!;
+  for (let g = 0; g < T.goalCount; g++) {
+    const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
+    S.gv[g3] = T.cpOffset[c3]!;
+    S.gv[g3 + 1] = T.cpAt[cp]! * T.length[T.cpBoneEntity[cp]!]! + T.cpOffset[c3 + 1]!;
+    S.gv[g3 + 2] = T.cpOffset[c3 + 2]!;
+    S.gt[g3] = T.effective[c3]!; S.gt[g3 + 1] = T.effective[c3 + 1]!; S.gt[g3 + 2] = T.effective[c3 + 2]!;
+  }
+  markChains(T);
+  let nv = 0, nf = 0, g0 = T.goalCount;
+  for (let i = T.n - 1; i >= 0; i--) {
+    if (!T.mark[i]) continue;
+    // goals are sorted by bone index and a subtree is an index range: its goals are [g0, g1);
+    // going down the indices, g0 only moves down
+    while (g0 > 0 && T.goalBone[g0 - 1]! >= i) g0--;
+    let g1 = g0;
+    while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
+    const b = bones[i]!;
+    if (i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2)) continue;
+    S.visit[nv] = i; S.vg0[nv] = g0; S.vg1[nv] = g1; nv++;
+  }
+  for (let i = 0; i < T.n; i++) if (T.mark[i]) S.fwd[nf++] = i;
+  S.visitCount = nv; S.fwdCount = nf;
+  void pinned;
+}
+
+/**
+ * A unit axis normal to v = vecArg, deterministic: the x axis of rotation q[o] with its
+ * component along v removed (its z axis if x is nearly along v), into ax.
+ */
+function normalAxis(q: Float64Array, o: number): void {
   const vx = vecArg[0]!, vy = vecArg[1]!, vz = vecArg[2]!;
   const vn = Math.sqrt(vx * vx + vy * vy + vz * vz);
   const dx = vx / vn, dy = vy / vn, dz = vz / vn;
   for (let a = 0; a <= 2; a += 2) {
-    frameAxis(rot, b * 4, a, ax, 0);
+    frameAxis(q, o, a, ax, 0);
     const d = ax[0]! * dx + ax[1]! * dy + ax[2]! * dz;
     const x = ax[0]! - d * dx, y = ax[1]! - d * dy, z = ax[2]! - d * dz;
     const m = Math.sqrt(x * x + y * y + z * z);
@@ -423,91 +519,73 @@ function turn(rot: Float64Array, o: number): boolean {
   return true;
 }
 
-function keepRotation(rot: Float64Array, b: number): void {
-  qc[0] = -rot[b * 4]!; qc[1] = -rot[b * 4 + 1]!; qc[2] = -rot[b * 4 + 2]!; qc[3] = rot[b * 4 + 3]!;
-}
-
-/** Turn the tracked effectors of goals [g0, g1) about pv by bone b's change since keepRotation. */
-function moveEffectors(rot: Float64Array, b: number, T: IkRig, g0: number, g1: number): void {
-  quatMul(dq, 0, rot, b * 4, qc, 0);
-  const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
-  const px = pv[0]!, py = pv[1]!, pz = pv[2]!, e = T.effector;
-  for (let g = g0; g < g1; g++) {
-    const o = g * 3;
-    const vx = e[o]! - px, vy = e[o + 1]! - py, vz = e[o + 2]! - pz;
-    const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-    e[o] = px + vx + w * tx + (y * tz - z * ty);
-    e[o + 1] = py + vy + w * ty + (z * tx - x * tz);
-    e[o + 2] = pz + vz + w * tz + (x * ty - y * tx);
-  }
-  keepRotation(rot, b);
-}
-
 /** Axis a of bone b locked (limited to a single value), from T's limit arrays. */
 function locked(T: IkRig, b: number, a: number): boolean {
   return T.enabled[b * 3 + a] === 1 && T.lmax[b * 3 + a]! - T.lmin[b * 3 + a]! <= 1e-12;
 }
 
 /**
- * One CCD joint: turn bone b about pv so the tracked effectors of goals [g0, g1) (those in its
- * subtree) swing toward their targets; with several goals the per-goal turns are averaged.
- * Returns false on a non-finite value (nothing written then).
+ * Clamp bone i (entity b) to its limits in the compact pose: clampToLimits (common.ts) over
+ * S.q, whose parent rotation is the one of this iteration's start. The same arithmetic:
+ * φ = rotation vector of restLocal⁻¹ · parent⁻¹ · world, clamped, world = parent · restLocal · exp(φ).
  */
-function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: number): boolean {
-  const rot = T.rot, tiny = T.tiny;
-  const eff = T.effective, effector = T.effector;
-  const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
-  keepRotation(rot, b);
-  const e = T.enabled, b3 = b * 3;
-  if (!(e[b3] === 1 || e[b3 + 1] === 1 || e[b3 + 2] === 1)) {
-    // whole shortest-arc turn per goal, as a rotation vector; the mean is applied
-    let sx = 0, sy = 0, sz = 0, cnt = 0;
-    for (let g = g0; g < g1; g++) {
-      const o = g * 3, c3 = T.goalCp[g]! * 3;
-      const vx = effector[o]! - px, vy = effector[o + 1]! - py, vz = effector[o + 2]! - pz;
-      const wx = eff[c3]! - px, wy = eff[c3 + 1]! - py, wz = eff[c3 + 2]! - pz;
-      const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
-      if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
-      cnt++;
-      const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
-      const sn = Math.sqrt(cx * cx + cy * cy + cz * cz), dt = vx * wx + vy * wy + vz * wz;
-      if (sn <= COLINEAR * vn * wn) {
-        // colinear: behind the pivot a half turn about a normal; nearer on the line the bump;
-        // at or beyond the effector this joint cannot help
-        const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
-        if (angle === 0) continue;
-        special = true;
-        vecArg[0] = vx; vecArg[1] = vy; vecArg[2] = vz;
-        normalAxis(rot, b);
-        sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
-      } else {
-        const f = Math.atan2(sn, dt) / sn;
-        sx += cx * f; sy += cy * f; sz += cz * f;
-      }
-    }
-    if (cnt === 0) return true;
-    sx /= cnt; sy /= cnt; sz /= cnt;
-    const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
-    if (!Number.isFinite(angle)) return false;
-    if (angle === 0) return true;
-    turnArg[0] = sx / angle; turnArg[1] = sy / angle; turnArg[2] = sz / angle; turnArg[3] = angle;
-    if (!turn(rot, b * 4)) return false;
-    moveEffectors(rot, b, T, g0, g1);
-    return true;
+function clampCompact(T: IkRig, S: CcdScratch, i: number, b: number): void {
+  const p = T.parentIndex[i]!;
+  if (p < 0) return;
+  const q = S.q, b3 = b * 3;
+  quatMulConjA(qr, 0, q, p * 4, q, i * 4);
+  quatMulConjA(qr, 0, T.restLocal, b * 4, qr, 0);
+  quatToRotationVector(phi, 0, qr, 0);
+  let clamped = false;
+  for (let a = 0; a < 3; a++) {
+    if (!T.enabled[b3 + a]) continue;
+    const lo = T.lmin[b3 + a]!, hi = T.lmax[b3 + a]!;
+    if (phi[a]! < lo) { phi[a] = lo; clamped = true; } else if (phi[a]! > hi) { phi[a] = hi; clamped = true; }
   }
-  // limited joint: each free axis of the joint frame in turn (the guide's per-axis GetTheta on
-  // the plane normal to the axis), clamped to the limits right after each axis
-  const p = T.parent[b]!;
-  if (p < 0) { frame[0] = 0; frame[1] = 0; frame[2] = 0; frame[3] = 1; } else quatMul(frame, 0, rot, p * 4, T.restLocal, b * 4);
+  if (!clamped) return;
+  quatFromRotationVector(qr, 0, phi, 0);
+  quatMul(qr, 0, T.restLocal, b * 4, qr, 0);
+  quatMul(q, i * 4, q, p * 4, qr, 0);
+  quatNormalize(q, i * 4);
+}
+
+/** Turn the tracked effectors of goals [g0, g1) about pv by bone i's change since qc was taken; qc ← the new rotation's conjugate. */
+function moveEffectors(S: CcdScratch, T: IkRig, i: number, g0: number, g1: number): void {
+  const q = S.q, o = i * 4;
+  quatMul(dq, 0, q, o, qc, 0);
+  const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
+  const px = pv[0]!, py = pv[1]!, pz = pv[2]!, e = T.effector;
+  for (let g = g0; g < g1; g++) {
+    const o3 = g * 3;
+    const vx = e[o3]! - px, vy = e[o3 + 1]! - py, vz = e[o3 + 2]! - pz;
+    const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+    e[o3] = px + vx + w * tx + (y * tz - z * ty);
+    e[o3 + 1] = py + vy + w * ty + (z * tx - x * tz);
+    e[o3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
+  }
+  qc[0] = -q[o]!; qc[1] = -q[o + 1]!; qc[2] = -q[o + 2]!; qc[3] = q[o + 3]!;
+}
+
+/**
+ * A joint with any limited axis (bone i, entity b, pivot pv): each free axis of the joint
+ * frame in turn (the guide's per-axis GetTheta on the plane normal to the axis), clamped to
+ * the limits right after each axis; per-goal angles averaged. False on a non-finite value.
+ */
+function limitedJoint(T: IkRig, S: CcdScratch, i: number, b: number, g0: number, g1: number): boolean {
+  const q = S.q, o = i * 4, tiny = T.tiny, gt = S.gt, effector = T.effector;
+  const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
+  qc[0] = -q[o]!; qc[1] = -q[o + 1]!; qc[2] = -q[o + 2]!; qc[3] = q[o + 3]!;
+  const p = T.parentIndex[i]!;
+  if (p < 0) { frame[0] = 0; frame[1] = 0; frame[2] = 0; frame[3] = 1; } else quatMul(frame, 0, q, p * 4, T.restLocal, b * 4);
   for (let a = 0; a < 3; a++) {
     if (locked(T, b, a)) continue;
     frameAxis(frame, 0, a, ax, 0);
     const ux = ax[0]!, uy = ax[1]!, uz = ax[2]!;
     let sum = 0, cnt = 0;
     for (let g = g0; g < g1; g++) {
-      const o = g * 3, c3 = T.goalCp[g]! * 3;
-      const vx = effector[o]! - px, vy = effector[o + 1]! - py, vz = effector[o + 2]! - pz;
-      const wx = eff[c3]! - px, wy = eff[c3 + 1]! - py, wz = eff[c3 + 2]! - pz;
+      const g3 = g * 3;
+      const vx = effector[g3]! - px, vy = effector[g3 + 1]! - py, vz = effector[g3 + 2]! - pz;
+      const wx = gt[g3]! - px, wy = gt[g3 + 1]! - py, wz = gt[g3 + 2]! - pz;
       const dv = vx * ux + vy * uy + vz * uz, dw = wx * ux + wy * uy + wz * uz;
       const qx = vx - dv * ux, qy = vy - dv * uy, qz = vz - dv * uz;
       const rx = wx - dw * ux, ry = wy - dw * uy, rz = wz - dw * uz;
@@ -528,40 +606,225 @@ function ccdJoint(world: PhysikWorld, b: number, T: IkRig, g0: number, g1: numbe
     if (!Number.isFinite(theta)) return false;
     if (theta === 0) continue;
     turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = theta;
-    if (!turn(rot, b * 4)) return false;
-    clampToLimits(world, b);
-    moveEffectors(rot, b, T, g0, g1);
+    if (!turn(q, o)) return false;
+    clampCompact(T, S, i, b);
+    moveEffectors(S, T, i, g0, g1);
   }
   return true;
 }
 
 /**
- * One CCD iteration: every bone on a goal's chain, children before parents (reverse
- * depth-first order, so each chain is swept from its effector up to the root), turned by
- * ccdJoint for the goals of its subtree; then world rotations are rebuilt from the locals.
- * T.effector must hold the goals' attachments of the current pose (the caller's goalErrors
- * just computed them; computing them again here would give the same numbers).
+ * One goal g below an unlimited joint (bone at q[o], pivot pv): the shortest arc from
+ * v = effector − p to w = target − p, without trigonometry: D = normalize(v × w, |v||w| + v·w)
+ * is the half-angle quaternion of that arc (the same rotation the rotation-vector path makes
+ * from atan2, sin and cos, to rounding). Applied to the bone (q ← D q; the forward pass
+ * normalises) and to the effector. Returns false, having done nothing, when the general path
+ * must decide: no lever or the goal at the pivot, colinear (bump, half turn), or an arc wider
+ * than 90° (there |v||w| + v·w cancels; atan2 is exact).
  */
-function ccdIteration(world: PhysikWorld, rig: RigRecord, T: IkRig, pinned: boolean): boolean {
-  const rot = T.rot;
-  for (let i = T.n - 1; i >= 0; i--) {
-    if (!T.mark[i]) continue;
-    const b = rig.bones[i]!;
-    if (i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2)) continue;
-    // goals are sorted by bone index and a subtree is an index range: its goals are [g0, g1)
-    let g0 = 0;
-    while (g0 < T.goalCount && T.goalBone[g0]! < i) g0++;
-    let g1 = g0;
-    while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
-    // the pivot: the head, or a floating root's centre (pivotOf)
-    const src = i === 0 && !pinned ? T.centre : T.head;
-    pv[0] = src[b * 3]!; pv[1] = src[b * 3 + 1]!; pv[2] = src[b * 3 + 2]!;
-    if (!ccdJoint(world, b, T, g0, g1)) return false;
-    localFromWorld(rot, rig, T, i);
-  }
-  rebuildFromLocals(world, rig, T, 0, T.n, false);
-  refreshPose(world, rig);
+function arcToGoal(T: IkRig, S: CcdScratch, o: number, g: number): boolean {
+  const E = T.effector, G = S.gt, q = S.q, g3 = g * 3, tiny = T.tiny;
+  const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
+  const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
+  const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
+  const vv = vx * vx + vy * vy + vz * vz, ww = wx * wx + wy * wy + wz * wz;
+  const dt = vx * wx + vy * wy + vz * wz;
+  if (!(dt > 0) || !(vv > tiny * tiny) || !(ww > tiny * tiny)) return false;
+  const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
+  const cc = cx * cx + cy * cy + cz * cz;
+  if (cc <= COLINEAR * COLINEAR * vv * ww) return false;
+  const dw = Math.sqrt(vv * ww) + dt;
+  const m = Math.sqrt(cc + dw * dw);
+  if (!(m > 0) || !Number.isFinite(m)) return false;
+  const x = cx / m, y = cy / m, z = cz / m, w = dw / m;
+  const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
+  q[o] = w * qx + x * qw + y * qz - z * qy;
+  q[o + 1] = w * qy - x * qz + y * qw + z * qx;
+  q[o + 2] = w * qz + x * qy - y * qx + z * qw;
+  q[o + 3] = w * qw - x * qx - y * qy - z * qz;
+  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+  E[g3] = px + vx + w * tx + (y * tz - z * ty);
+  E[g3 + 1] = py + vy + w * ty + (z * tx - x * tz);
+  E[g3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
   return true;
+}
+
+/**
+ * The sweep of one CCD iteration: every bone on a goal's chain, children before parents, turned
+ * for the goals of its subtree; its local rotation updated (its parent has not moved yet).
+ * T.effector holds the goals' attachments of the pose at the iteration's start and is kept
+ * up to date through the turns. False on a non-finite value.
+ */
+function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean): boolean {
+  const q = S.q, hd = S.hd, loc = T.local, E = T.effector, G = S.gt, par = T.parentIndex, lim = S.lim;
+  const visit = S.visit, vg0 = S.vg0, vg1 = S.vg1, tiny = T.tiny;
+  for (let k = 0; k < S.visitCount; k++) {
+    const i = visit[k]!, g0 = vg0[k]!, g1 = vg1[k]!, o = i * 4;
+    // the pivot: the head, or a floating root's centre
+    let px: number, py: number, pz: number;
+    if (i === 0 && !pinned) { px = S.cx; py = S.cy; pz = S.cz; } else { px = hd[i * 3]!; py = hd[i * 3 + 1]!; pz = hd[i * 3 + 2]!; }
+    pv[0] = px; pv[1] = py; pv[2] = pz;
+    if (lim[i] === 1) {
+      if (!limitedJoint(T, S, i, rig.bones[i]!, g0, g1)) return false;
+    } else if (g1 - g0 === 1 && arcToGoal(T, S, o, g0)) {
+      // one goal, not colinear: the shortest arc, applied by arcToGoal
+    } else {
+      // whole shortest-arc turn per goal, as a rotation vector; the mean is applied
+      let sx = 0, sy = 0, sz = 0, cnt = 0;
+      for (let g = g0; g < g1; g++) {
+        const g3 = g * 3;
+        const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
+        const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
+        const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
+        if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
+        cnt++;
+        const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
+        const sn = Math.sqrt(cx * cx + cy * cy + cz * cz), dt = vx * wx + vy * wy + vz * wz;
+        if (sn <= COLINEAR * vn * wn) {
+          // colinear: behind the pivot a half turn about a normal; nearer on the line the bump;
+          // at or beyond the effector this joint cannot help
+          const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
+          if (angle === 0) continue;
+          special = true;
+          vecArg[0] = vx; vecArg[1] = vy; vecArg[2] = vz;
+          normalAxis(q, o);
+          sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
+        } else {
+          const f = Math.atan2(sn, dt) / sn;
+          sx += cx * f; sy += cy * f; sz += cz * f;
+        }
+      }
+      if (cnt > 0) {
+        sx /= cnt; sy /= cnt; sz /= cnt;
+        const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
+        if (!Number.isFinite(angle)) return false;
+        if (angle !== 0) {
+          // D = (axis sin(angle/2), cos(angle/2)); q ← normalize(D q); effectors ← p + D (e − p)
+          const s = Math.sin(0.5 * angle) / angle;
+          const x = sx * s, y = sy * s, z = sz * s, w = Math.cos(0.5 * angle);
+          const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
+          const nx = w * qx + x * qw + y * qz - z * qy;
+          const ny = w * qy - x * qz + y * qw + z * qx;
+          const nz = w * qz + x * qy - y * qx + z * qw;
+          const nw = w * qw - x * qx - y * qy - z * qz;
+          const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+          if (!Number.isFinite(m) || m === 0) return false;
+          q[o] = nx / m; q[o + 1] = ny / m; q[o + 2] = nz / m; q[o + 3] = nw / m;
+          for (let g = g0; g < g1; g++) {
+            const g3 = g * 3;
+            const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
+            const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+            E[g3] = px + vx + w * tx + (y * tz - z * ty);
+            E[g3 + 1] = py + vy + w * ty + (z * tx - x * tz);
+            E[g3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
+          }
+        }
+      }
+    }
+    // local ← parent⁻¹ · world (the root: its world rotation)
+    const p = par[i]!;
+    const bx = q[o]!, by = q[o + 1]!, bz = q[o + 2]!, bw = q[o + 3]!;
+    if (p < 0) { loc[o] = bx; loc[o + 1] = by; loc[o + 2] = bz; loc[o + 3] = bw; }
+    else {
+      const r = p * 4, ax_ = -q[r]!, ay = -q[r + 1]!, az = -q[r + 2]!, aw = q[r + 3]!;
+      loc[o] = aw * bx + ax_ * bw + ay * bz - az * by;
+      loc[o + 1] = aw * by - ax_ * bz + ay * bw + az * bx;
+      loc[o + 2] = aw * bz + ax_ * by - ay * bx + az * bw;
+      loc[o + 3] = aw * bw - ax_ * bx - ay * by - az * bz;
+    }
+  }
+  return true;
+}
+
+/**
+ * The forward pass over the bones on goal chains: world = parent · local (normalised), head =
+ * parent's head + parent · attach (a pinned root's head stays; a floating root's is its centre
+ * − R (0, L/2, 0)); then the goals' attachments into T.effector, Σ|e|² into T.sumSq and the
+ * largest distance (NaN if non-finite) into T.worst.
+ */
+function forward(T: IkRig, S: CcdScratch, pinned: boolean): void {
+  const q = S.q, hd = S.hd, att = S.att, loc = T.local, par = T.parentIndex, fwd = S.fwd;
+  for (let k = 0; k < S.fwdCount; k++) {
+    const i = fwd[k]!, o = i * 4, i3 = i * 3, p = par[i]!;
+    let x: number, y: number, z: number, w: number;
+    if (p < 0) {
+      x = loc[o]!; y = loc[o + 1]!; z = loc[o + 2]!; w = loc[o + 3]!;
+    } else {
+      const r = p * 4, ax_ = q[r]!, ay = q[r + 1]!, az = q[r + 2]!, aw = q[r + 3]!;
+      const bx = loc[o]!, by = loc[o + 1]!, bz = loc[o + 2]!, bw = loc[o + 3]!;
+      x = aw * bx + ax_ * bw + ay * bz - az * by;
+      y = aw * by - ax_ * bz + ay * bw + az * bx;
+      z = aw * bz + ax_ * by - ay * bx + az * bw;
+      w = aw * bw - ax_ * bx - ay * by - az * bz;
+      // head: the parent's head + the attach offset rotated by the parent
+      const p3 = p * 3, vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
+      const tx = 2 * (ay * vz - az * vy), ty = 2 * (az * vx - ax_ * vz), tz = 2 * (ax_ * vy - ay * vx);
+      hd[i3] = hd[p3]! + vx + aw * tx + (ay * tz - az * ty);
+      hd[i3 + 1] = hd[p3 + 1]! + vy + aw * ty + (az * tx - ax_ * tz);
+      hd[i3 + 2] = hd[p3 + 2]! + vz + aw * tz + (ax_ * ty - ay * tx);
+    }
+    const m = Math.sqrt(x * x + y * y + z * z + w * w);
+    const s = m > 0 ? 1 / m : 0;
+    q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = m === 0 ? 1 : w * s;
+    if (p < 0 && !pinned) {
+      // the root's head from its centre: centre − R (0, L/2, 0)
+      const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!, h = S.half;
+      hd[i3] = S.cx - 2 * (qx * qy - qz * qw) * h;
+      hd[i3 + 1] = S.cy - (1 - 2 * (qx * qx + qz * qz)) * h;
+      hd[i3 + 2] = S.cz - 2 * (qy * qz + qx * qw) * h;
+    }
+  }
+  effectors(T, S);
+}
+
+/** The goals' attachments (head + R (offset + (0, at·L, 0))) into T.effector, and T.sumSq, T.worst. */
+function effectors(T: IkRig, S: CcdScratch): void {
+  const q = S.q, hd = S.hd, gv = S.gv, gt = S.gt, E = T.effector, gb = T.goalBone;
+  let worst = 0, sum = 0;
+  for (let g = 0; g < T.goalCount; g++) {
+    const i = gb[g]!, o = i * 4, i3 = i * 3, g3 = g * 3;
+    const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
+    const vx = gv[g3]!, vy = gv[g3 + 1]!, vz = gv[g3 + 2]!;
+    const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+    const ex = hd[i3]! + vx + w * tx + (y * tz - z * ty);
+    const ey = hd[i3 + 1]! + vy + w * ty + (z * tx - x * tz);
+    const ez = hd[i3 + 2]! + vz + w * tz + (x * ty - y * tx);
+    E[g3] = ex; E[g3 + 1] = ey; E[g3 + 2] = ez;
+    const dx = gt[g3]! - ex, dy = gt[g3 + 1]! - ey, dz = gt[g3 + 2]! - ez;
+    const d2 = dx * dx + dy * dy + dz * dz, d = Math.sqrt(d2);
+    sum += d2;
+    if (!(d <= worst)) worst = d; // NaN propagates
+  }
+  T.sumSq = sum;
+  T.worst = worst;
+}
+
+function keepBest(T: IkRig, S: CcdScratch): void {
+  S.keepLoc.set(T.local); S.keepQ.set(S.q); S.keepHd.set(S.hd);
+}
+
+function restoreBest(T: IkRig, S: CcdScratch): void {
+  T.local.set(S.keepLoc); S.q.set(S.keepQ); S.hd.set(S.keepHd);
+}
+
+/**
+ * The solved pose into the world: world rotations of the bones on goal chains from S.q, the
+ * others rebuilt from their (unchanged) locals under their new parents; then heads and tails.
+ */
+function writeBack(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch): void {
+  const q = S.q, loc = T.local, par = T.parentIndex, rot = T.rot, bones = rig.bones;
+  for (let i = 0; i < T.n; i++) {
+    const o = i * 4;
+    if (!T.mark[i]) {
+      const p = par[i]!;
+      if (p < 0) { q[o] = loc[o]!; q[o + 1] = loc[o + 1]!; q[o + 2] = loc[o + 2]!; q[o + 3] = loc[o + 3]!; }
+      else quatMul(q, o, q, p * 4, loc, o);
+      quatNormalize(q, o);
+    }
+    const s = bones[i]! * 4;
+    rot[s] = q[o]!; rot[s + 1] = q[o + 1]!; rot[s + 2] = q[o + 2]!; rot[s + 3] = q[o + 3]!;
+  }
+  refreshPose(world, rig);
 }
 
 export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
@@ -577,9 +840,9 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
   saveStart(world, rig, T);
   if (s.ikMode === 'path-independent') resetToRest(world, rig);
   else refreshPose(world, rig);
-  computeLocals(world, rig, T);
-  markChains(T);
-  goalErrors(world, T);
+  const S = scratchOf(T);
+  loadScratch(world, rig, T, S, pinned);
+  effectors(T, S);
   let err = T.worst;
   if (!Number.isFinite(err)) { restoreStart(world, rig, T); return solved(0, STATUS_DIVERGED); }
   let it = 0;
@@ -590,23 +853,25 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
   // cap is reached, the best pose is put back. So a solve never ends worse than it started and
   // a blocked rig settles instead of wandering from step to step. A colinear bump or half turn
   // leaves a saddle and may cost error at first: it becomes the new best unconditionally.
-  let best = T.sumSq, worse = 0;
-  keepPose(world, rig, T);
+  let best = T.sumSq, worse = 0, bestIt = 0;
+  keepBest(T, S);
   while (status !== STATUS_CONVERGED && it < s.ikIterations) {
     it++;
     special = false;
-    if (!ccdIteration(world, rig, T, pinned)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
-    goalErrors(world, T);
+    if (!sweep(rig, T, S, pinned)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
+    forward(T, S, pinned);
     const next = T.worst;
     if (!Number.isFinite(next)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
     if (next <= tol) { status = STATUS_CONVERGED; break; }
     const still = Math.abs(err - next) <= 1e-13 * h; // nothing changes: unreachable or blocked
     err = next;
-    if (special || T.sumSq < best) { best = T.sumSq; worse = 0; keepPose(world, rig, T); }
+    if (special || T.sumSq < best) { best = T.sumSq; worse = 0; bestIt = it; keepBest(T, S); }
     else if (++worse >= PATIENCE) break;
     if (still) break;
   }
-  // every path above ends with the pose refreshed (ccdIteration, undoPose): no further refresh
-  if (status !== STATUS_CONVERGED && T.sumSq > best) undoPose(world, rig, T);
+  let final = it;
+  if (status !== STATUS_CONVERGED && T.sumSq > best) { restoreBest(T, S); final = bestIt; }
+  // the world still holds the pose of the solve's start (reset or refreshed) unless a later one won
+  if (final > 0) writeBack(world, rig, T, S);
   return solved(it, status);
 }
