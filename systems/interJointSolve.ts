@@ -26,6 +26,7 @@ import { steppingRigs } from '../src/core/world';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
+import { existingLimitCoupling, coupledJointForces, applyCouplingTorques } from './limitCoupling';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -322,8 +323,14 @@ export function interJointSolve(world: PhysikWorld): void {
     let worst = 0;
     let status = STATUS_CONVERGED;
     if (s.interJoint === 'exact') {
-      exactJointForces(world, rig);
-      applyJointForces(world, rig);
+      const coupling = s.limitImplicit ? existingLimitCoupling(rig) : undefined;
+      if (coupling && coupling.active > 0) {
+        if (coupledJointForces(world, rig, coupling)) { applyJointForces(world, rig); applyCouplingTorques(world, rig, coupling); }
+        else status = STATUS_DIVERGED;
+      } else {
+        exactJointForces(world, rig);
+        applyJointForces(world, rig);
+      }
       if (nJoints > 0) { jointMismatch(world, rig); worst = worstOut[0]!; }
       passes = nJoints > 0 ? 1 : 0;
       if (!Number.isFinite(worst)) status = STATUS_DIVERGED;

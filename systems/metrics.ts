@@ -8,7 +8,7 @@ import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { STATUS_DIVERGED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
-import { jointRotationVector } from './torsionSprings';
+import { limitRotationVector } from './torsionSprings';
 import { rotX, rotY, rotZ, len3 } from '../src/math/quat';
 
 const phi = new Float64Array(3);
@@ -69,7 +69,7 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
       );
       if (gap > maxGap) maxGap = gap;
       if (AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2]) {
-        jointRotationVector(world, b, phi);
+        limitRotationVector(world, b, phi);
         for (let a = 0; a < 3; a++) {
           if (!AngularLimit.enabled[b3 + a]) continue;
           const t = phi[a]!;

@@ -69,6 +69,12 @@ import type { SolveResult } from './registry';
 export const BUMP = 0.05;
 /** Relative size of |a × b| / (|a||b|) under which three points count as colinear. */
 const COLINEAR = 1e-9;
+/**
+ * The trigonometry-free arc (sweep) is used while 1 + cos θ > WIDE: its w component
+ * |v||w|(1 + cos θ) then keeps all but about 100 ulps (the rounding of |v||w| and v·w, relative
+ * to it); wider arcs take atan2.
+ */
+const WIDE = 0.01;
 /** CCD iterations in a row that may fail to beat the best pose of the solve before it stops. */
 const PATIENCE = 4;
 
@@ -375,13 +381,14 @@ export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number
 // depth-first bone index (world rotations, locals, heads, attach offsets, goal attachment
 // vectors and targets), read from the world's stores once per solve and written back once at
 // the end (then one forward-kinematics refresh). An iteration is two passes over the bones on
-// goal chains only: the sweep tip → root (each turn updates the bone's world rotation, its
-// local and the tracked effectors, nothing else: the pivot of a bone does not move while its
+// goal chains only: the sweep tip → root (each turn sets the bone's world rotation, its local
+// and the tracked effectors, nothing else: the pivot of a bone does not move while its
 // descendants turn) and a forward pass root → tip (world rotations from the locals, heads
-// from the parents' attach offsets), then the goals' effectors. The arithmetic of the
-// unlimited joint, the forward pass and the effectors is written out in those loops (no calls:
-// imported helpers cost a call and a module getter each, and doubles passed as arguments are
-// boxed). The best pose is kept by copying the compact arrays (typed-array set, a memcpy).
+// from the parents' attach offsets), then the goals' effectors. An iteration reads one pose
+// buffer and writes another (three in turn), so the pose before it, and the best pose of the
+// solve, are kept without copying. The arithmetic of the common joint (unlimited, one goal),
+// the forward pass and the effectors is written out in those loops (no calls: doubles passed
+// as arguments are boxed, and an imported helper costs a call).
 // ---------------------------------------------------------------------------------------
 
 const pv = new Float64Array(3); // pivot of the current joint
@@ -398,20 +405,33 @@ const qr = new Float64Array(4);
  */
 const turnArg = new Float64Array(4);
 const vecArg = new Float64Array(3);
+/** The statuses as module constants (an imported binding may be read through a getter). */
+const CONVERGED = STATUS_CONVERGED, STALLED = STATUS_STALLED, DIVERGED = STATUS_DIVERGED;
 /** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
 let special = false;
+
+/** One pose of a solve, compact: world rotation (4 per bone), local rotation (4), head (3). */
+interface Pose { q: Float64Array; loc: Float64Array; hd: Float64Array }
 
 /** A solve's compact working set (depth-first bone index i; goal index g as in IkRig). */
 interface CcdScratch {
   n: number;
-  /** World rotation (4 per bone), head (3), attach offset in the parent's frame (3). */
-  q: Float64Array; hd: Float64Array; att: Float64Array;
-  /** Best pose so far: locals, world rotations, heads. */
-  keepLoc: Float64Array; keepQ: Float64Array; keepHd: Float64Array;
+  /**
+   * Three pose buffers. Pose 0 is loaded at the start and holds every bone; the others hold
+   * the bones on goal chains only (the rest never change their locals: they are rebuilt from
+   * pose 0's at the end).
+   */
+  pose: Pose[];
+  /** The iteration each pose buffer holds (0: the start). */
+  poseIt: Int32Array;
+  /** Attach offset of each bone in its parent's frame (3 per bone). */
+  att: Float64Array;
+  /** The forward pass's world rotations before normalisation (4 per bone). */
+  u: Float64Array;
   /** 1 if any axis of the bone is limited. */
   lim: Uint8Array;
-  /** The sweep: bones on goal chains, tip → root (fully locked non-root bones left out), with their goal ranges [g0, g1). */
-  visit: Int32Array; vg0: Int32Array; vg1: Int32Array; visitCount: number;
+  /** The sweep: bones on goal chains, tip → root, with their goal ranges [g0, g1); skip 1 for fully locked non-root bones (local kept). */
+  visit: Int32Array; vg0: Int32Array; vg1: Int32Array; skip: Uint8Array; visitCount: number;
   /** Bones on goal chains, root → tip (the forward pass). */
   fwd: Int32Array; fwdCount: number;
   /** Per goal: attachment in the bone's frame (offset + (0, at·L, 0)) and target. */
@@ -426,10 +446,11 @@ function scratchOf(T: IkRig): CcdScratch {
   let S = ccdScratch.get(T);
   if (!S || S.n !== T.n || S.gv.length < T.goalCp.length * 3) {
     const n = T.n, ng = Math.max(1, T.goalCp.length);
+    const pose: Pose[] = [];
+    for (let k = 0; k < 3; k++) pose.push({ q: new Float64Array(n * 4), loc: new Float64Array(n * 4), hd: new Float64Array(n * 3) });
     S = {
-      n, q: new Float64Array(n * 4), hd: new Float64Array(n * 3), att: new Float64Array(n * 3),
-      keepLoc: new Float64Array(n * 4), keepQ: new Float64Array(n * 4), keepHd: new Float64Array(n * 3),
-      lim: new Uint8Array(n), visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), visitCount: 0,
+      n, pose, poseIt: new Int32Array(3), att: new Float64Array(n * 3), u: new Float64Array(n * 4), lim: new Uint8Array(n),
+      visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), skip: new Uint8Array(n), visitCount: 0,
       fwd: new Int32Array(n), fwdCount: 0, gv: new Float64Array(ng * 3), gt: new Float64Array(ng * 3),
       cx: 0, cy: 0, cz: 0, half: 0,
     };
@@ -439,25 +460,52 @@ function scratchOf(T: IkRig): CcdScratch {
 }
 
 /**
- * Fill S from the world (after the reset or refresh): rotations, heads, attach offsets, the
- * locals (into T.local), goal attachments and targets, limit flags, and the visiting orders.
+ * Fill S (pose 0) from the world: world rotations (the rest pose in path-independent mode,
+ * else the current one), attach offsets, locals, heads of every bone (forward kinematics over
+ * S, placed as refreshPose places them: a pinned root's head at the pin, a floating root's at
+ * centre − R (0, L/2, 0)), goal attachments and targets, limit flags, and the visiting
+ * orders. The world itself is not written until writeBack.
  */
-function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean): void {
-  const bones = rig.bones, rot = T.rot, head = T.head, attach = world.physik.Bone.attach, en = T.enabled;
-  const q = S.q, hd = S.hd, att = S.att, loc = T.local, par = T.parentIndex;
-  for (let i = 0; i < T.n; i++) {
-    const b = bones[i]!, o = i * 4, s = b * 4, i3 = i * 3, b3 = b * 3;
-    q[o] = rot[s]!; q[o + 1] = rot[s + 1]!; q[o + 2] = rot[s + 2]!; q[o + 3] = rot[s + 3]!;
-    hd[i3] = head[b3]!; hd[i3 + 1] = head[b3 + 1]!; hd[i3 + 2] = head[b3 + 2]!;
-    att[i3] = attach[b3]!; att[i3 + 1] = attach[b3 + 1]!; att[i3 + 2] = attach[b3 + 2]!;
-    S.lim[i] = en[b3] === 1 || en[b3 + 1] === 1 || en[b3 + 2] === 1 ? 1 : 0;
-    const p = par[i]!;
-    if (p < 0) { loc[o] = q[o]!; loc[o + 1] = q[o + 1]!; loc[o + 2] = q[o + 2]!; loc[o + 3] = q[o + 3]!; }
-    else quatMulConjA(loc, o, q, p * 4, q, o);
-  }
+function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean, rest: boolean): void {
+  const bones = rig.bones, rot = rest ? T.restWorld : T.rot, attach = world.physik.Bone.attach, en = T.enabled;
+  const P = S.pose[0]!, q = P.q, hd = P.hd, loc = P.loc, att = S.att, par = T.parentIndex;
   const root = bones[0]!;
   S.cx = T.centre[root * 3]!; S.cy = T.centre[root * 3 + 1]!; S.cz = T.centre[root * 3 + 2]!;
   S.half = 0.5 * T.length[root]!;
+  for (let i = 0; i < T.n; i++) {
+    const b = bones[i]!, o = i * 4, s = b * 4, i3 = i * 3, b3 = b * 3;
+    const bx = rot[s]!, by = rot[s + 1]!, bz = rot[s + 2]!, bw = rot[s + 3]!;
+    q[o] = bx; q[o + 1] = by; q[o + 2] = bz; q[o + 3] = bw;
+    const vx = attach[b3]!, vy = attach[b3 + 1]!, vz = attach[b3 + 2]!;
+    att[i3] = vx; att[i3 + 1] = vy; att[i3 + 2] = vz;
+    S.lim[i] = en[b3] === 1 || en[b3 + 1] === 1 || en[b3 + 2] === 1 ? 1 : 0;
+    const p = par[i]!;
+    if (p < 0) {
+      loc[o] = bx; loc[o + 1] = by; loc[o + 2] = bz; loc[o + 3] = bw;
+      if (pinned) {
+        const pin = world.physik.Rig.pin, r3 = rig.eid * 3;
+        hd[i3] = pin[r3]!; hd[i3 + 1] = pin[r3 + 1]!; hd[i3 + 2] = pin[r3 + 2]!;
+      } else {
+        const h = S.half;
+        hd[i3] = S.cx - 2 * (bx * by - bz * bw) * h;
+        hd[i3 + 1] = S.cy - (1 - 2 * (bx * bx + bz * bz)) * h;
+        hd[i3 + 2] = S.cz - 2 * (by * bz + bx * bw) * h;
+      }
+      // every pose has the root's head (pinned: it stays there)
+      for (let k = 1; k < 3; k++) { const h2 = S.pose[k]!.hd; h2[i3] = hd[i3]!; h2[i3 + 1] = hd[i3 + 1]!; h2[i3 + 2] = hd[i3 + 2]!; }
+    } else {
+      // local = parent⁻¹ · world; head = parent's head + parent · attach
+      const r = p * 4, p3 = p * 3, ax_ = q[r]!, ay = q[r + 1]!, az = q[r + 2]!, aw = q[r + 3]!;
+      loc[o] = aw * bx - ax_ * bw - ay * bz + az * by;
+      loc[o + 1] = aw * by + ax_ * bz - ay * bw - az * bx;
+      loc[o + 2] = aw * bz - ax_ * by + ay * bx - az * bw;
+      loc[o + 3] = aw * bw + ax_ * bx + ay * by + az * bz;
+      const tx = 2 * (ay * vz - az * vy), ty = 2 * (az * vx - ax_ * vz), tz = 2 * (ax_ * vy - ay * vx);
+      hd[i3] = hd[p3]! + vx + aw * tx + (ay * tz - az * ty);
+      hd[i3 + 1] = hd[p3 + 1]! + vy + aw * ty + (az * tx - ax_ * tz);
+      hd[i3 + 2] = hd[p3 + 2]! + vz + aw * tz + (ax_ * ty - ay * tx);
+    }
+  }
   for (let g = 0; g < T.goalCount; g++) {
     const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
     S.gv[g3] = T.cpOffset[c3]!;
@@ -475,12 +523,12 @@ function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch
     let g1 = g0;
     while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
     const b = bones[i]!;
-    if (i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2)) continue;
-    S.visit[nv] = i; S.vg0[nv] = g0; S.vg1[nv] = g1; nv++;
+    S.visit[nv] = i; S.vg0[nv] = g0; S.vg1[nv] = g1;
+    S.skip[nv] = i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2) ? 1 : 0;
+    nv++;
   }
   for (let i = 0; i < T.n; i++) if (T.mark[i]) S.fwd[nf++] = i;
   S.visitCount = nv; S.fwdCount = nf;
-  void pinned;
 }
 
 /**
@@ -525,15 +573,15 @@ function locked(T: IkRig, b: number, a: number): boolean {
 }
 
 /**
- * Clamp bone i (entity b) to its limits in the compact pose: clampToLimits (common.ts) over
- * S.q, whose parent rotation is the one of this iteration's start. The same arithmetic:
+ * Clamp bone i (entity b; its rotation in qb, its parent's, of this iteration's start, in qa)
+ * to its limits: clampToLimits (common.ts) over the compact pose, the same arithmetic:
  * φ = rotation vector of restLocal⁻¹ · parent⁻¹ · world, clamped, world = parent · restLocal · exp(φ).
  */
-function clampCompact(T: IkRig, S: CcdScratch, i: number, b: number): void {
+function clampCompact(T: IkRig, qa: Float64Array, qb: Float64Array, i: number, b: number): void {
   const p = T.parentIndex[i]!;
   if (p < 0) return;
-  const q = S.q, b3 = b * 3;
-  quatMulConjA(qr, 0, q, p * 4, q, i * 4);
+  const b3 = b * 3;
+  quatMulConjA(qr, 0, qa, p * 4, qb, i * 4);
   quatMulConjA(qr, 0, T.restLocal, b * 4, qr, 0);
   quatToRotationVector(phi, 0, qr, 0);
   let clamped = false;
@@ -545,14 +593,14 @@ function clampCompact(T: IkRig, S: CcdScratch, i: number, b: number): void {
   if (!clamped) return;
   quatFromRotationVector(qr, 0, phi, 0);
   quatMul(qr, 0, T.restLocal, b * 4, qr, 0);
-  quatMul(q, i * 4, q, p * 4, qr, 0);
-  quatNormalize(q, i * 4);
+  quatMul(qb, i * 4, qa, p * 4, qr, 0);
+  quatNormalize(qb, i * 4);
 }
 
-/** Turn the tracked effectors of goals [g0, g1) about pv by bone i's change since qc was taken; qc ← the new rotation's conjugate. */
-function moveEffectors(S: CcdScratch, T: IkRig, i: number, g0: number, g1: number): void {
-  const q = S.q, o = i * 4;
-  quatMul(dq, 0, q, o, qc, 0);
+/** Turn the tracked effectors of goals [g0, g1) about pv by bone i's change (in qb) since qc was taken; qc ← the new rotation's conjugate. */
+function moveEffectors(T: IkRig, qb: Float64Array, i: number, g0: number, g1: number): void {
+  const o = i * 4;
+  quatMul(dq, 0, qb, o, qc, 0);
   const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
   const px = pv[0]!, py = pv[1]!, pz = pv[2]!, e = T.effector;
   for (let g = g0; g < g1; g++) {
@@ -563,20 +611,21 @@ function moveEffectors(S: CcdScratch, T: IkRig, i: number, g0: number, g1: numbe
     e[o3 + 1] = py + vy + w * ty + (z * tx - x * tz);
     e[o3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
   }
-  qc[0] = -q[o]!; qc[1] = -q[o + 1]!; qc[2] = -q[o + 2]!; qc[3] = q[o + 3]!;
+  qc[0] = -qb[o]!; qc[1] = -qb[o + 1]!; qc[2] = -qb[o + 2]!; qc[3] = qb[o + 3]!;
 }
 
 /**
- * A joint with any limited axis (bone i, entity b, pivot pv): each free axis of the joint
- * frame in turn (the guide's per-axis GetTheta on the plane normal to the axis), clamped to
- * the limits right after each axis; per-goal angles averaged. False on a non-finite value.
+ * A joint with any limited axis (bone i, entity b, pivot pv; its rotation in qb, already
+ * copied from qa, the parent's in qa): each free axis of the joint frame in turn (the guide's
+ * per-axis GetTheta on the plane normal to the axis), clamped to the limits right after each
+ * axis; per-goal angles averaged. False on a non-finite value.
  */
-function limitedJoint(T: IkRig, S: CcdScratch, i: number, b: number, g0: number, g1: number): boolean {
-  const q = S.q, o = i * 4, tiny = T.tiny, gt = S.gt, effector = T.effector;
+function limitedJoint(T: IkRig, S: CcdScratch, qa: Float64Array, qb: Float64Array, i: number, b: number, g0: number, g1: number): boolean {
+  const o = i * 4, tiny = T.tiny, gt = S.gt, effector = T.effector;
   const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
-  qc[0] = -q[o]!; qc[1] = -q[o + 1]!; qc[2] = -q[o + 2]!; qc[3] = q[o + 3]!;
+  qc[0] = -qb[o]!; qc[1] = -qb[o + 1]!; qc[2] = -qb[o + 2]!; qc[3] = qb[o + 3]!;
   const p = T.parentIndex[i]!;
-  if (p < 0) { frame[0] = 0; frame[1] = 0; frame[2] = 0; frame[3] = 1; } else quatMul(frame, 0, q, p * 4, T.restLocal, b * 4);
+  if (p < 0) { frame[0] = 0; frame[1] = 0; frame[2] = 0; frame[3] = 1; } else quatMul(frame, 0, qa, p * 4, T.restLocal, b * 4);
   for (let a = 0; a < 3; a++) {
     if (locked(T, b, a)) continue;
     frameAxis(frame, 0, a, ax, 0);
@@ -606,166 +655,185 @@ function limitedJoint(T: IkRig, S: CcdScratch, i: number, b: number, g0: number,
     if (!Number.isFinite(theta)) return false;
     if (theta === 0) continue;
     turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = theta;
-    if (!turn(q, o)) return false;
-    clampCompact(T, S, i, b);
-    moveEffectors(S, T, i, g0, g1);
+    if (!turn(qb, o)) return false;
+    clampCompact(T, qa, qb, i, b);
+    moveEffectors(T, qb, i, g0, g1);
   }
   return true;
 }
 
 /**
- * One goal g below an unlimited joint (bone at q[o], pivot pv): the shortest arc from
- * v = effector − p to w = target − p, without trigonometry: D = normalize(v × w, |v||w| + v·w)
- * is the half-angle quaternion of that arc (the same rotation the rotation-vector path makes
- * from atan2, sin and cos, to rounding). Applied to the bone (q ← D q; the forward pass
- * normalises) and to the effector. Returns false, having done nothing, when the general path
- * must decide: no lever or the goal at the pivot, colinear (bump, half turn), or an arc wider
- * than 90° (there |v||w| + v·w cancels; atan2 is exact).
+ * An unlimited joint (bone i, pivot pv; its rotation in qb) by the general rule: per goal of
+ * [g0, g1) the whole shortest-arc turn as a rotation vector (the colinear bump or half turn
+ * where they apply), the mean applied to the bone and the goals' effectors. False on a
+ * non-finite value.
  */
-function arcToGoal(T: IkRig, S: CcdScratch, o: number, g: number): boolean {
-  const E = T.effector, G = S.gt, q = S.q, g3 = g * 3, tiny = T.tiny;
+function averagedTurn(T: IkRig, S: CcdScratch, qb: Float64Array, i: number, g0: number, g1: number): boolean {
+  const E = T.effector, G = S.gt, tiny = T.tiny, o = i * 4;
   const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
-  const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
-  const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
-  const vv = vx * vx + vy * vy + vz * vz, ww = wx * wx + wy * wy + wz * wz;
-  const dt = vx * wx + vy * wy + vz * wz;
-  if (!(dt > 0) || !(vv > tiny * tiny) || !(ww > tiny * tiny)) return false;
-  const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
-  const cc = cx * cx + cy * cy + cz * cz;
-  if (cc <= COLINEAR * COLINEAR * vv * ww) return false;
-  const dw = Math.sqrt(vv * ww) + dt;
-  const m = Math.sqrt(cc + dw * dw);
-  if (!(m > 0) || !Number.isFinite(m)) return false;
-  const x = cx / m, y = cy / m, z = cz / m, w = dw / m;
-  const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
-  q[o] = w * qx + x * qw + y * qz - z * qy;
-  q[o + 1] = w * qy - x * qz + y * qw + z * qx;
-  q[o + 2] = w * qz + x * qy - y * qx + z * qw;
-  q[o + 3] = w * qw - x * qx - y * qy - z * qz;
-  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-  E[g3] = px + vx + w * tx + (y * tz - z * ty);
-  E[g3 + 1] = py + vy + w * ty + (z * tx - x * tz);
-  E[g3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
+  let sx = 0, sy = 0, sz = 0, cnt = 0;
+  for (let g = g0; g < g1; g++) {
+    const g3 = g * 3;
+    const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
+    const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
+    const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
+    if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
+    cnt++;
+    const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
+    const sn = Math.sqrt(cx * cx + cy * cy + cz * cz), dt = vx * wx + vy * wy + vz * wz;
+    if (sn <= COLINEAR * vn * wn) {
+      // colinear: behind the pivot a half turn about a normal; nearer on the line the bump;
+      // at or beyond the effector this joint cannot help
+      const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
+      if (angle === 0) continue;
+      special = true;
+      vecArg[0] = vx; vecArg[1] = vy; vecArg[2] = vz;
+      normalAxis(qb, o);
+      sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
+    } else {
+      const f = Math.atan2(sn, dt) / sn;
+      sx += cx * f; sy += cy * f; sz += cz * f;
+    }
+  }
+  if (cnt === 0) return true;
+  sx /= cnt; sy /= cnt; sz /= cnt;
+  const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
+  if (!Number.isFinite(angle)) return false;
+  if (angle === 0) return true;
+  turnArg[0] = sx / angle; turnArg[1] = sy / angle; turnArg[2] = sz / angle; turnArg[3] = angle;
+  qc[0] = -qb[o]!; qc[1] = -qb[o + 1]!; qc[2] = -qb[o + 2]!; qc[3] = qb[o + 3]!;
+  if (!turn(qb, o)) return false;
+  moveEffectors(T, qb, i, g0, g1);
   return true;
 }
 
 /**
- * The sweep of one CCD iteration: every bone on a goal's chain, children before parents, turned
- * for the goals of its subtree; its local rotation updated (its parent has not moved yet).
- * T.effector holds the goals' attachments of the pose at the iteration's start and is kept
- * up to date through the turns. False on a non-finite value.
+ * The sweep of one CCD iteration, from pose A into pose B: every bone on a goal's chain,
+ * children before parents, turned for the goals of its subtree (its pivot, A's head, has not
+ * moved yet); B gets its turned world rotation and its local (parent⁻¹ · world, the parent's
+ * rotation A's: it has not turned yet). T.effector holds the goals' attachments of pose A and
+ * is kept up to date through the turns. False on a non-finite value.
+ *
+ * The common case, an unlimited joint with one goal below it and an arc under 90°, is done
+ * here without trigonometry: D = normalize(v × w, |v||w| + v·w) (v = effector − pivot,
+ * w = target − pivot) is the half-angle quaternion of the shortest arc, the rotation the
+ * general rule makes from atan2, sin and cos (to rounding); q ← D q (the forward pass
+ * normalises), and the effector, D v from the pivot, is pivot + w |v|/|w|. Near a half turn
+ * |v||w| + v·w cancels (an arc wider than about 172°, where 1 + cos θ < WIDE), and colinear
+ * cases need the bump or half turn: those go to averagedTurn.
  */
-function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean): boolean {
-  const q = S.q, hd = S.hd, loc = T.local, E = T.effector, G = S.gt, par = T.parentIndex, lim = S.lim;
-  const visit = S.visit, vg0 = S.vg0, vg1 = S.vg1, tiny = T.tiny;
+function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, B: Pose, pinned: boolean): boolean {
+  const qa = A.q, qb = B.q, hd = A.hd, la = A.loc, lb = B.loc, E = T.effector, G = S.gt, par = T.parentIndex, lim = S.lim;
+  const visit = S.visit, vg0 = S.vg0, vg1 = S.vg1, skip = S.skip, tiny2 = T.tiny * T.tiny, col2 = COLINEAR * COLINEAR;
   for (let k = 0; k < S.visitCount; k++) {
-    const i = visit[k]!, g0 = vg0[k]!, g1 = vg1[k]!, o = i * 4;
+    const i = visit[k]!, o = i * 4;
+    if (skip[k] === 1) {
+      // fully locked: its local stays
+      lb[o] = la[o]!; lb[o + 1] = la[o + 1]!; lb[o + 2] = la[o + 2]!; lb[o + 3] = la[o + 3]!;
+      continue;
+    }
+    const g0 = vg0[k]!, g1 = vg1[k]!;
     // the pivot: the head, or a floating root's centre
     let px: number, py: number, pz: number;
     if (i === 0 && !pinned) { px = S.cx; py = S.cy; pz = S.cz; } else { px = hd[i * 3]!; py = hd[i * 3 + 1]!; pz = hd[i * 3 + 2]!; }
-    pv[0] = px; pv[1] = py; pv[2] = pz;
-    if (lim[i] === 1) {
-      if (!limitedJoint(T, S, i, rig.bones[i]!, g0, g1)) return false;
-    } else if (g1 - g0 === 1 && arcToGoal(T, S, o, g0)) {
-      // one goal, not colinear: the shortest arc, applied by arcToGoal
-    } else {
-      // whole shortest-arc turn per goal, as a rotation vector; the mean is applied
-      let sx = 0, sy = 0, sz = 0, cnt = 0;
-      for (let g = g0; g < g1; g++) {
-        const g3 = g * 3;
-        const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
-        const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
-        const vn = Math.sqrt(vx * vx + vy * vy + vz * vz), wn = Math.sqrt(wx * wx + wy * wy + wz * wz);
-        if (!(vn > tiny) || !(wn > tiny)) continue; // no lever, or the goal at the pivot
-        cnt++;
-        const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
-        const sn = Math.sqrt(cx * cx + cy * cy + cz * cz), dt = vx * wx + vy * wy + vz * wz;
-        if (sn <= COLINEAR * vn * wn) {
-          // colinear: behind the pivot a half turn about a normal; nearer on the line the bump;
-          // at or beyond the effector this joint cannot help
-          const angle = dt < 0 ? Math.PI : wn < vn - tiny ? BUMP : 0;
-          if (angle === 0) continue;
-          special = true;
-          vecArg[0] = vx; vecArg[1] = vy; vecArg[2] = vz;
-          normalAxis(q, o);
-          sx += ax[0]! * angle; sy += ax[1]! * angle; sz += ax[2]! * angle;
-        } else {
-          const f = Math.atan2(sn, dt) / sn;
-          sx += cx * f; sy += cy * f; sz += cz * f;
-        }
-      }
-      if (cnt > 0) {
-        sx /= cnt; sy /= cnt; sz /= cnt;
-        const angle = Math.sqrt(sx * sx + sy * sy + sz * sz);
-        if (!Number.isFinite(angle)) return false;
-        if (angle !== 0) {
-          // D = (axis sin(angle/2), cos(angle/2)); q ← normalize(D q); effectors ← p + D (e − p)
-          const s = Math.sin(0.5 * angle) / angle;
-          const x = sx * s, y = sy * s, z = sz * s, w = Math.cos(0.5 * angle);
-          const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
-          const nx = w * qx + x * qw + y * qz - z * qy;
-          const ny = w * qy - x * qz + y * qw + z * qx;
-          const nz = w * qz + x * qy - y * qx + z * qw;
-          const nw = w * qw - x * qx - y * qy - z * qz;
-          const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-          if (!Number.isFinite(m) || m === 0) return false;
-          q[o] = nx / m; q[o + 1] = ny / m; q[o + 2] = nz / m; q[o + 3] = nw / m;
-          for (let g = g0; g < g1; g++) {
-            const g3 = g * 3;
-            const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
-            const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-            E[g3] = px + vx + w * tx + (y * tz - z * ty);
-            E[g3 + 1] = py + vy + w * ty + (z * tx - x * tz);
-            E[g3 + 2] = pz + vz + w * tz + (x * ty - y * tx);
-          }
+    let general = true;
+    const qx = qa[o]!, qy = qa[o + 1]!, qz = qa[o + 2]!, qw = qa[o + 3]!;
+    if (lim[i] === 0 && g1 - g0 === 1) {
+      const g3 = g0 * 3;
+      const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
+      const wx = G[g3]! - px, wy = G[g3 + 1]! - py, wz = G[g3 + 2]! - pz;
+      const vv = vx * vx + vy * vy + vz * vz, ww = wx * wx + wy * wy + wz * wz;
+      const dt = vx * wx + vy * wy + vz * wz;
+      const cx = vy * wz - vz * wy, cy = vz * wx - vx * wz, cz = vx * wy - vy * wx;
+      const cc = cx * cx + cy * cy + cz * cz;
+      if (vv > tiny2 && ww > tiny2 && cc > col2 * vv * ww) {
+        // r = |v|/|w|; |v||w| = r |w|²; dw = |v||w| + v·w = |v||w| (1 + cos θ)
+        const r = Math.sqrt(vv / ww), vw = r * ww, dw = vw + dt;
+        if (!Number.isFinite(r)) return false;
+        if (dw > WIDE * vw) {
+          // the effector lands on the pivot-target line at its distance, pivot + w |v|/|w| (the
+          // next joint waits for this, so it comes first and takes one square root); then
+          // D, with |(v × w, dw)|² = 2 |v||w| dw
+          E[g3] = px + wx * r; E[g3 + 1] = py + wy * r; E[g3 + 2] = pz + wz * r;
+          const f = 1 / Math.sqrt(2 * vw * dw), x = cx * f, y = cy * f, z = cz * f, w = dw * f;
+          qb[o] = w * qx + x * qw + y * qz - z * qy;
+          qb[o + 1] = w * qy - x * qz + y * qw + z * qx;
+          qb[o + 2] = w * qz + x * qy - y * qx + z * qw;
+          qb[o + 3] = w * qw - x * qx - y * qy - z * qz;
+          general = false;
         }
       }
     }
+    if (general) {
+      qb[o] = qx; qb[o + 1] = qy; qb[o + 2] = qz; qb[o + 3] = qw;
+      pv[0] = px; pv[1] = py; pv[2] = pz;
+      if (lim[i] === 1 ? !limitedJoint(T, S, qa, qb, i, rig.bones[i]!, g0, g1) : !averagedTurn(T, S, qb, i, g0, g1)) return false;
+    }
     // local ← parent⁻¹ · world (the root: its world rotation)
     const p = par[i]!;
-    const bx = q[o]!, by = q[o + 1]!, bz = q[o + 2]!, bw = q[o + 3]!;
-    if (p < 0) { loc[o] = bx; loc[o + 1] = by; loc[o + 2] = bz; loc[o + 3] = bw; }
+    const bx = qb[o]!, by = qb[o + 1]!, bz = qb[o + 2]!, bw = qb[o + 3]!;
+    if (p < 0) { lb[o] = bx; lb[o + 1] = by; lb[o + 2] = bz; lb[o + 3] = bw; }
     else {
-      const r = p * 4, ax_ = -q[r]!, ay = -q[r + 1]!, az = -q[r + 2]!, aw = q[r + 3]!;
-      loc[o] = aw * bx + ax_ * bw + ay * bz - az * by;
-      loc[o + 1] = aw * by - ax_ * bz + ay * bw + az * bx;
-      loc[o + 2] = aw * bz + ax_ * by - ay * bx + az * bw;
-      loc[o + 3] = aw * bw - ax_ * bx - ay * by - az * bz;
+      const r = p * 4, ax_ = qa[r]!, ay = qa[r + 1]!, az = qa[r + 2]!, aw = qa[r + 3]!;
+      lb[o] = aw * bx - ax_ * bw - ay * bz + az * by;
+      lb[o + 1] = aw * by + ax_ * bz - ay * bw - az * bx;
+      lb[o + 2] = aw * bz - ax_ * by + ay * bx - az * bw;
+      lb[o + 3] = aw * bw + ax_ * bx + ay * by + az * bz;
     }
   }
   return true;
 }
 
 /**
- * The forward pass over the bones on goal chains: world = parent · local (normalised), head =
- * parent's head + parent · attach (a pinned root's head stays; a floating root's is its centre
- * − R (0, L/2, 0)); then the goals' attachments into T.effector, Σ|e|² into T.sumSq and the
- * largest distance (NaN if non-finite) into T.worst.
+ * The forward pass of pose B over the bones on goal chains: world = parent · local
+ * (normalised), head = parent's head + parent · attach (a pinned root's head stays; a
+ * floating root's is its centre − R (0, L/2, 0)); then the goals' attachments (effectors).
  */
-function forward(T: IkRig, S: CcdScratch, pinned: boolean): void {
-  const q = S.q, hd = S.hd, att = S.att, loc = T.local, par = T.parentIndex, fwd = S.fwd;
+function forward(T: IkRig, S: CcdScratch, B: Pose, pinned: boolean): void {
+  const q = B.q, u = S.u, hd = B.hd, loc = B.loc, att = S.att, par = T.parentIndex, fwd = S.fwd;
   for (let k = 0; k < S.fwdCount; k++) {
     const i = fwd[k]!, o = i * 4, i3 = i * 3, p = par[i]!;
     let x: number, y: number, z: number, w: number;
     if (p < 0) {
       x = loc[o]!; y = loc[o + 1]!; z = loc[o + 2]!; w = loc[o + 3]!;
     } else {
-      const r = p * 4, ax_ = q[r]!, ay = q[r + 1]!, az = q[r + 2]!, aw = q[r + 3]!;
+      // the product runs on the parent's unnormalised rotation u: the normalisation below
+      // stays off the chain from bone to bone (|u| drifts from 1 by a few ulps per level)
+      const r = p * 4, ax_ = u[r]!, ay = u[r + 1]!, az = u[r + 2]!, aw = u[r + 3]!;
       const bx = loc[o]!, by = loc[o + 1]!, bz = loc[o + 2]!, bw = loc[o + 3]!;
       x = aw * bx + ax_ * bw + ay * bz - az * by;
       y = aw * by - ax_ * bz + ay * bw + az * bx;
       z = aw * bz + ax_ * by - ay * bx + az * bw;
       w = aw * bw - ax_ * bx - ay * by - az * bz;
-      // head: the parent's head + the attach offset rotated by the parent
+      // head: the parent's head + the attach offset rotated by the parent (normalised)
       const p3 = p * 3, vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
-      const tx = 2 * (ay * vz - az * vy), ty = 2 * (az * vx - ax_ * vz), tz = 2 * (ax_ * vy - ay * vx);
-      hd[i3] = hd[p3]! + vx + aw * tx + (ay * tz - az * ty);
-      hd[i3 + 1] = hd[p3 + 1]! + vy + aw * ty + (az * tx - ax_ * tz);
-      hd[i3 + 2] = hd[p3 + 2]! + vz + aw * tz + (ax_ * ty - ay * tx);
+      const cx = q[r]!, cy = q[r + 1]!, cz = q[r + 2]!, cw = q[r + 3]!;
+      if (vx === 0 && vz === 0) {
+        // attached on the parent's axis (at its tail, as a chain is): the matrix's y column × vy
+        hd[i3] = hd[p3]! + 2 * (cx * cy - cz * cw) * vy;
+        hd[i3 + 1] = hd[p3 + 1]! + (1 - 2 * (cx * cx + cz * cz)) * vy;
+        hd[i3 + 2] = hd[p3 + 2]! + 2 * (cy * cz + cx * cw) * vy;
+      } else {
+        const tx = 2 * (cy * vz - cz * vy), ty = 2 * (cz * vx - cx * vz), tz = 2 * (cx * vy - cy * vx);
+        hd[i3] = hd[p3]! + vx + cw * tx + (cy * tz - cz * ty);
+        hd[i3 + 1] = hd[p3 + 1]! + vy + cw * ty + (cz * tx - cx * tz);
+        hd[i3 + 2] = hd[p3 + 2]! + vz + cw * tz + (cx * ty - cy * tx);
+      }
     }
-    const m = Math.sqrt(x * x + y * y + z * z + w * w);
-    const s = m > 0 ? 1 / m : 0;
-    q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = m === 0 ? 1 : w * s;
+    u[o] = x; u[o + 1] = y; u[o + 2] = z; u[o + 3] = w;
+    // normalise: |q|² is 1 to rounding here (unit parents times unit locals), where one Newton
+    // step 1/|q| ≈ 1.5 − 0.5 |q|² is exact to double precision (error 3δ²/8 for |q|² = 1 + δ)
+    // and needs no square root; otherwise the square root
+    const n2 = x * x + y * y + z * z + w * w;
+    if (n2 > 1 - 1e-9 && n2 < 1 + 1e-9) {
+      const s = 1.5 - 0.5 * n2;
+      q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = w * s;
+    } else {
+      const m = Math.sqrt(n2);
+      const s = m > 0 ? 1 / m : 0;
+      q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = m === 0 ? 1 : w * s;
+      u[o] = q[o]!; u[o + 1] = q[o + 1]!; u[o + 2] = q[o + 2]!; u[o + 3] = q[o + 3]!;
+    }
     if (p < 0 && !pinned) {
       // the root's head from its centre: centre − R (0, L/2, 0)
       const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!, h = S.half;
@@ -774,12 +842,12 @@ function forward(T: IkRig, S: CcdScratch, pinned: boolean): void {
       hd[i3 + 2] = S.cz - 2 * (qy * qz + qx * qw) * h;
     }
   }
-  effectors(T, S);
+  effectors(T, S, B);
 }
 
-/** The goals' attachments (head + R (offset + (0, at·L, 0))) into T.effector, and T.sumSq, T.worst. */
-function effectors(T: IkRig, S: CcdScratch): void {
-  const q = S.q, hd = S.hd, gv = S.gv, gt = S.gt, E = T.effector, gb = T.goalBone;
+/** The goals' attachments in pose B (head + R (offset + (0, at·L, 0))) into T.effector; Σ|e|² into T.sumSq, the largest distance (NaN if non-finite) into T.worst. */
+function effectors(T: IkRig, S: CcdScratch, B: Pose): void {
+  const q = B.q, hd = B.hd, gv = S.gv, gt = S.gt, E = T.effector, gb = T.goalBone;
   let worst = 0, sum = 0;
   for (let g = 0; g < T.goalCount; g++) {
     const i = gb[g]!, o = i * 4, i3 = i * 3, g3 = g * 3;
@@ -799,23 +867,16 @@ function effectors(T: IkRig, S: CcdScratch): void {
   T.worst = worst;
 }
 
-function keepBest(T: IkRig, S: CcdScratch): void {
-  S.keepLoc.set(T.local); S.keepQ.set(S.q); S.keepHd.set(S.hd);
-}
-
-function restoreBest(T: IkRig, S: CcdScratch): void {
-  T.local.set(S.keepLoc); S.q.set(S.keepQ); S.hd.set(S.keepHd);
-}
-
 /**
- * The solved pose into the world: world rotations of the bones on goal chains from S.q, the
- * others rebuilt from their (unchanged) locals under their new parents; then heads and tails.
+ * Pose F into the world: world rotations of the bones on goal chains from F, the others (with
+ * `rebuild`: the chains moved) rebuilt from their unchanged locals (pose 0's) under their new
+ * parents, else as loaded (F is pose 0 then); then heads and tails.
  */
-function writeBack(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch): void {
-  const q = S.q, loc = T.local, par = T.parentIndex, rot = T.rot, bones = rig.bones;
+function writeBack(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, F: Pose, rebuild: boolean): void {
+  const q = F.q, loc = S.pose[0]!.loc, par = T.parentIndex, rot = T.rot, bones = rig.bones;
   for (let i = 0; i < T.n; i++) {
     const o = i * 4;
-    if (!T.mark[i]) {
+    if (rebuild && !T.mark[i]) {
       const p = par[i]!;
       if (p < 0) { q[o] = loc[o]!; q[o + 1] = loc[o + 1]!; q[o + 2] = loc[o + 2]!; q[o + 3] = loc[o + 3]!; }
       else quatMul(q, o, q, p * 4, loc, o);
@@ -835,43 +896,52 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
   const tol = s.ikTolerance * h;
   T.tiny = 1e-12 * h; // (a field: a double passed as an argument would be boxed)
   const pinned = Rig.pinned[rig.eid] === 1;
-  if (collectGoals(world, rig, T) === 0) return solved(0, STATUS_CONVERGED);
-  if (!goalsFinite(world, T)) return solved(0, STATUS_DIVERGED);
-  saveStart(world, rig, T);
-  if (s.ikMode === 'path-independent') resetToRest(world, rig);
-  else refreshPose(world, rig);
-  const S = scratchOf(T);
-  loadScratch(world, rig, T, S, pinned);
-  effectors(T, S);
+  if (collectGoals(world, rig, T) === 0) return solved(0, CONVERGED);
+  if (!goalsFinite(world, T)) return solved(0, DIVERGED);
+  // the world is not written before writeBack: on a non-finite value it still holds the pose
+  // of the solve's start, which is what a diverged solve must leave
+  const rest = s.ikMode === 'path-independent';
+  const S = scratchOf(T), pose = S.pose;
+  loadScratch(world, rig, T, S, pinned, rest);
+  effectors(T, S, pose[0]!);
   let err = T.worst;
-  if (!Number.isFinite(err)) { restoreStart(world, rig, T); return solved(0, STATUS_DIVERGED); }
+  if (!Number.isFinite(err)) { refreshPose(world, rig); return solved(0, DIVERGED); }
   let it = 0;
-  let status = STATUS_STALLED;
-  if (err <= tol) status = STATUS_CONVERGED;
+  let status = STALLED;
+  if (err <= tol) status = CONVERGED;
   // The best pose of this solve is kept; iterations may make things worse for a while (a
   // clamp, goals pulling apart), but if PATIENCE of them in a row do not beat the best, or the
   // cap is reached, the best pose is put back. So a solve never ends worse than it started and
   // a blocked rig settles instead of wandering from step to step. A colinear bump or half turn
   // leaves a saddle and may cost error at first: it becomes the new best unconditionally.
-  let best = T.sumSq, worse = 0, bestIt = 0;
-  keepBest(T, S);
-  while (status !== STATUS_CONVERGED && it < s.ikIterations) {
+  // Poses: cur is the latest, best the best so far (maybe the same); an iteration writes into
+  // a third, neither of them.
+  let best = T.sumSq, worse = 0, cur = 0, bestPose = 0;
+  const poseIt = S.poseIt;
+  poseIt[0] = 0;
+  while (status !== CONVERGED && it < s.ikIterations) {
     it++;
     special = false;
-    if (!sweep(rig, T, S, pinned)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
-    forward(T, S, pinned);
-    const next = T.worst;
-    if (!Number.isFinite(next)) { restoreStart(world, rig, T); return solved(it, STATUS_DIVERGED); }
-    if (next <= tol) { status = STATUS_CONVERGED; break; }
-    const still = Math.abs(err - next) <= 1e-13 * h; // nothing changes: unreachable or blocked
-    err = next;
-    if (special || T.sumSq < best) { best = T.sumSq; worse = 0; bestIt = it; keepBest(T, S); }
+    const next = cur !== 1 && bestPose !== 1 ? 1 : cur !== 2 && bestPose !== 2 ? 2 : 0;
+    if (!sweep(rig, T, S, pose[cur]!, pose[next]!, pinned)) { refreshPose(world, rig); return solved(it, DIVERGED); }
+    forward(T, S, pose[next]!, pinned);
+    cur = next;
+    poseIt[cur] = it;
+    const e = T.worst;
+    if (!Number.isFinite(e)) { refreshPose(world, rig); return solved(it, DIVERGED); }
+    if (e <= tol) { status = CONVERGED; break; }
+    const still = Math.abs(err - e) <= 1e-13 * h; // nothing changes: unreachable or blocked
+    err = e;
+    if (special || T.sumSq < best) { best = T.sumSq; worse = 0; bestPose = cur; }
     else if (++worse >= PATIENCE) break;
     if (still) break;
   }
-  let final = it;
-  if (status !== STATUS_CONVERGED && T.sumSq > best) { restoreBest(T, S); final = bestIt; }
-  // the world still holds the pose of the solve's start (reset or refreshed) unless a later one won
-  if (final > 0) writeBack(world, rig, T, S);
+  // the best pose back unless the latest converged or is as good
+  const final = status !== CONVERGED && T.sumSq > best ? bestPose : cur;
+  // a pose of iteration 0 is the pose of the solve's start (pose 0 as loaded: the rest pose, or
+  // the current one, which the world already holds: then only heads and tails are refreshed)
+  const moved = poseIt[final]! > 0;
+  if (moved || rest) writeBack(world, rig, T, S, pose[final]!, moved);
+  else refreshPose(world, rig);
   return solved(it, status);
 }

@@ -33,7 +33,7 @@ import fc from 'fast-check';
 import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../src/core';
 import { defaultSettings, settingEnums, settingRanges } from '../../src/core/settings';
 import { settingsPatchSchema } from '../../src/scene/schema';
-import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
+import { limitRotationVector } from '../../systems/torsionSprings';
 import { storeLayout } from '../../components/store';
 import type { AxisLimit, BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';
 
@@ -318,7 +318,6 @@ export interface CaseResult {
 /** Steps a rig must have been at rest before its limit violation counts as 'at rest'. */
 export const REST_STEPS = 20;
 
-const qa = new Float64Array(4);
 const phi = new Float64Array(3);
 
 /**
@@ -346,10 +345,8 @@ export function jointViolationDeg(world: PhysikWorld, b: number): number {
   const { Bone, AngularLimit } = world.physik;
   const b3 = b * 3, p = Bone.parent[b]!;
   if (p < 0 || !(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) return 0;
-  // joint rotation vector: restLocal⁻¹ · parent⁻¹ · world
-  quatMulConjA(qa, 0, Bone.rot, p * 4, Bone.rot, b * 4);
-  quatMulConjA(qa, 0, Bone.restLocal, b * 4, qa, 0);
-  quatToRotationVector(phi, 0, qa, 0);
+  // joint rotation vector (restLocal⁻¹ · parent⁻¹ · world) as the limits see it
+  limitRotationVector(world, b, phi);
   let worst = 0;
   for (let k = 0; k < 3; k++) {
     if (!AngularLimit.enabled[b3 + k]) continue;
