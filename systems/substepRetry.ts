@@ -44,7 +44,8 @@ const single: RigRecord[] = [];
 const HOLD = 20;
 
 export function substepRetry(world: PhysikWorld): void {
-  const { Rig, substepped } = world.physik;
+  const { Rig, group } = world.physik;
+  const substepped = group ? group.substepped : world.physik.substepped; // this group's, in the step
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;

@@ -79,8 +79,24 @@ export interface PhysikContext {
   awake: RigRecord[];
   simulated: RigRecord[];
   substepped: RigRecord[];
+  /**
+   * The awake rigs cut into groups of consecutive rigs, each small enough to stay in the
+   * processor's cache (systems/sleep.ts fills them with the lists above). The step runs the
+   * physics and the awake systems over one group before the next (src/core/pipeline.ts), so a
+   * crowd's rig is loaded from memory once a step instead of once per system. `group` is the
+   * one being stepped (null outside the step).
+   */
+  groups: RigGroup[];
+  group: RigGroup | null;
   /** Called when a rig's settling status changes (systems/settling.ts; `onSettle` in the API). */
   settleListeners: SettleListener[];
+}
+
+/** Consecutive awake rigs stepped together (PhysikContext.groups): its share of each list. */
+export interface RigGroup {
+  awake: RigRecord[];
+  simulated: RigRecord[];
+  substepped: RigRecord[];
 }
 
 export interface SettleEvent {
@@ -115,6 +131,8 @@ function createContext(options: PhysikOptions = {}): PhysikContext {
     awake: [],
     simulated: [],
     substepped: [],
+    groups: [],
+    group: null,
     settleListeners: [],
   };
 }
