@@ -35,9 +35,8 @@ export const BoneLayout = {
   torque: [Float64Array, 3],
   /** Damping coefficient c at each end of the bone (F = −c v): the setting, or derived (dampingAuto). */
   damping: [Float64Array, 1],
-  /** Mass and principal inertia including the implicit damping terms (this step). */
+  /** Mass including the implicit damping terms (this step). */
   effMass: [Float64Array, 1],
-  effInertia: [Float64Array, 3],
   /** Effective inertia in world frame (sym 3×3: xx, xy, xz, yy, yz, zz), plus implicit spring terms. */
   effInertiaWorld: [Float64Array, 6],
   /** Inertia scale of the joint at the head (effective transverse inertia about the head); torsion stiffness is kappa × this. */

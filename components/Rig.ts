@@ -31,8 +31,11 @@ export const RigLayout = {
   kineticEnergy: [Float64Array, 1],
   maxTargetError: [Float64Array, 1],
   meanTargetError: [Float64Array, 1],
+  /** Diagnostics of the pose, measured when read (systems/metrics.ts measureDiagnostics: use readMetrics). */
   maxJointGap: [Float64Array, 1],
   maxLimitViolation: [Float64Array, 1],
+  /** 1 while maxJointGap and maxLimitViolation are those of the current pose; 0 once a step moved it. */
+  diagnosed: [Uint8Array, 1],
   maxEndSpeed: [Float64Array, 1],
   /** 1 while at rest; the step the current rest began (-1 when moving). */
   atRest: [Uint8Array, 1],

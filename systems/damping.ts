@@ -22,7 +22,7 @@ const derivedFor = new WeakMap<RigRecord, number>();
 
 export function damping(world: PhysikWorld): void {
   const { Bone } = world.physik;
-  const { rot, angVel, vel, force, torque, effMass, effInertia, effInertiaWorld, inertia, mass, length } = Bone;
+  const { rot, angVel, vel, force, torque, effMass, effInertiaWorld, inertia, mass, length } = Bone;
   const dampingOf = Bone.damping;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
@@ -81,8 +81,7 @@ export function damping(world: PhysikWorld): void {
       effMass[b] = mass[b]! + 2 * pointMass;
       const endInertia = 2 * pointMass * half * half;
       const ex = Ix * angularScale + endInertia, ey = Iy * angularScale, ez = Iz * angularScale + endInertia;
-      effInertia[b3] = ex; effInertia[b3 + 1] = ey; effInertia[b3 + 2] = ez;
-      // world-frame copy R diag(e) Rᵀ; implicit torsion springs add to it next
+      // in the world frame, R diag(e) Rᵀ; implicit springs add to it next
       const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qz * qw), r02 = 2 * (qx * qz + qy * qw);
       const r10 = 2 * (qx * qy + qz * qw), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qx * qw);
       const r20 = 2 * (qx * qz - qy * qw), r21 = 2 * (qy * qz + qx * qw), r22 = 1 - 2 * (qx * qx + qy * qy);

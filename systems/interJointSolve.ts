@@ -328,8 +328,7 @@ export function interJointSolve(world: PhysikWorld): void {
         if (coupledJointForces(world, rig, coupling)) { applyJointForces(world, rig); applyCouplingTorques(world, rig, coupling); }
         else status = STATUS_DIVERGED;
       } else {
-        exactJointForces(world, rig);
-        applyJointForces(world, rig);
+        exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }
       if (nJoints > 0) { jointMismatch(world, rig); worst = worstOut[0]!; }
       passes = nJoints > 0 ? 1 : 0;

@@ -253,7 +253,11 @@ function upSimple(
   beta[i3 + 2] = bz - (n6 * q0 + n7 * q1 + n8 * q2);
 }
 
-/** Writes Bone.jointForce for every bone of the rig from the bones' free accelerations. */
+/**
+ * Writes Bone.jointForce for every bone of the rig from the bones' free accelerations (Bone.acc,
+ * Bone.angAcc), and adds the forces to those accelerations: the bones' accelerations with every
+ * joint holding.
+ */
 export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
   const { Bone, Rig } = world.physik;
   const { head, centre, effMass, invInertiaWorld: J, effInertiaWorld, jointForce, acc, angAcc, angVel, parent: parentOf } = Bone;
@@ -296,7 +300,10 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     }
   }
 
-  // Down: the root's head force, then each child's from its parent's.
+  // Down: the root's head force, then each child's from its parent's; each force is added to
+  // the accelerations of its bone and (negated) of its parent as it is found, in the order and
+  // with the arithmetic of interJointSolve's applyJointForces (so the same bits), while the
+  // bones are still in cache.
   const root = bones[0]!, r3 = root * 3;
   if (Rig.pinned[rig.eid]) {
     for (let e = 0; e < 9; e++) K3[e] = phi[e]!;
@@ -304,19 +311,54 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     R3.fill(0);
     R3[3] = -beta[0]!; R3[7] = -beta[1]!; R3[11] = -beta[2]!;
     solve3();
-    jointForce[r3] = R3[3]!; jointForce[r3 + 1] = R3[7]!; jointForce[r3 + 2] = R3[11]!;
+    const fx = R3[3]!, fy = R3[7]!, fz = R3[11]!;
+    jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
+    // the world holds the root's head: only the root feels this force
+    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, root, -1, fx, fy, fz);
   } else {
     jointForce[r3] = 0; jointForce[r3 + 1] = 0; jointForce[r3 + 2] = 0;
   }
   for (let i = 1; i < n; i++) {
     // the parent's head force is final: parents come first in depth-first order
-    const c = bones[i]!, c3 = c * 3, p3 = parentOf[c]! * 3;
+    const c = bones[i]!, c3 = c * 3, p = parentOf[c]!, p3 = p * 3;
     const hx = jointForce[p3]!, hy = jointForce[p3 + 1]!, hz = jointForce[p3 + 2]!;
     const o = i * 9;
-    jointForce[c3] = P[o]! * hx + P[o + 1]! * hy + P[o + 2]! * hz + q[i * 3]!;
-    jointForce[c3 + 1] = P[o + 3]! * hx + P[o + 4]! * hy + P[o + 5]! * hz + q[i * 3 + 1]!;
-    jointForce[c3 + 2] = P[o + 6]! * hx + P[o + 7]! * hy + P[o + 8]! * hz + q[i * 3 + 2]!;
+    const fx = P[o]! * hx + P[o + 1]! * hy + P[o + 2]! * hz + q[i * 3]!;
+    const fy = P[o + 3]! * hx + P[o + 4]! * hy + P[o + 5]! * hz + q[i * 3 + 1]!;
+    const fz = P[o + 6]! * hx + P[o + 7]! * hy + P[o + 8]! * hz + q[i * 3 + 2]!;
+    jointForce[c3] = fx; jointForce[c3 + 1] = fy; jointForce[c3 + 2] = fz;
+    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, c, p, fx, fy, fz);
   }
+}
+
+/**
+ * +F at bone b's head on b, and −F at the same point on its parent p (p < 0: none), added to
+ * their linear and angular accelerations (J: the inverse effective inertias, world).
+ */
+function addForceAtHead(
+  head: Float64Array, centre: Float64Array, effMass: Float64Array, J: Float64Array, acc: Float64Array, angAcc: Float64Array,
+  b: number, p: number, fx: number, fy: number, fz: number,
+): void {
+  const b3 = b * 3;
+  const hx = head[b3]!, hy = head[b3 + 1]!, hz = head[b3 + 2]!;
+  let rx = hx - centre[b3]!, ry = hy - centre[b3 + 1]!, rz = hz - centre[b3 + 2]!;
+  let s = 1 / effMass[b]!;
+  acc[b3] += fx * s; acc[b3 + 1] += fy * s; acc[b3 + 2] += fz * s;
+  let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
+  let j = b * 6;
+  angAcc[b3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+  angAcc[b3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+  angAcc[b3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+  if (p < 0) return;
+  const p3 = p * 3;
+  rx = hx - centre[p3]!; ry = hy - centre[p3 + 1]!; rz = hz - centre[p3 + 2]!;
+  s = -1 / effMass[p]!;
+  acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
+  tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
+  j = p * 6;
+  angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+  angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+  angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
 }
 
 /** Two children: the dense 6×6 system K [P | q] = [M(r_i, r_h) | a0(r_i) − β_ci]. */

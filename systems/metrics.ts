@@ -1,8 +1,9 @@
 /**
- * Metrics of each rig after the step: centre of mass, kinetic energy, target errors, joint
- * gaps, limit violations, the fastest bone end, and rest detection (the rig is at rest when
- * no target is interpolating, the solve did not diverge and every bone end moves slower than
- * restSpeed × height per second; `restSince` is the step the current rest began).
+ * Metrics of each rig after the step: centre of mass, kinetic energy, target errors, the
+ * fastest bone end, and rest detection (the rig is at rest when no target is interpolating,
+ * the solve did not diverge and every bone end moves slower than restSpeed × height per
+ * second; `restSince` is the step the current rest began). Joint gaps and limit violations,
+ * which nothing in the step reads, are measured from the pose when read (measureDiagnostics).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
@@ -32,14 +33,18 @@ export function metrics(world: PhysikWorld): void {
 }
 
 /**
- * The measurements of one rig from its current state (everything but the step count and rest
- * detection); true while a target is still interpolating. Also used after a hybrid finish.
+ * The measurements of one rig from its current state that the step uses (centre of mass,
+ * kinetic energy, end speeds, target errors: everything but the step count, rest detection and
+ * the diagnostics); true while a target is still interpolating. Also used after a hybrid
+ * finish. The joint gaps and limit violations only report on the pose, and cost more than the
+ * rest (a rotation vector per limited joint): they are measured when read (`measureDiagnostics`).
  */
 export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
-  const { Bone, Rig, ControlPoint, AngularLimit } = world.physik;
-  const { mass, centre, vel, headVel, angVel, rot, inertia, head, tail, parent: parentOf, attach } = Bone;
+  const { Bone, Rig, ControlPoint } = world.physik;
+  const { mass, centre, vel, headVel, angVel, rot, inertia, tail } = Bone;
   const r = rig.eid;
-  let m = 0, cx = 0, cy = 0, cz = 0, ke = 0, maxSpeed = 0, maxGap = 0, maxViolation = 0;
+  // speeds compared squared, one square root for the fastest (the same bits: sqrt is monotonic)
+  let m = 0, cx = 0, cy = 0, cz = 0, ke = 0, maxSpeed2 = 0;
   for (let bi = 0; bi < rig.bones.length; bi++) {
     const b = rig.bones[bi]!;
     const b3 = b * 3, q = b * 4;
@@ -52,39 +57,19 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
     const lx = rotX(-x, -y, -z, w, wx, wy, wz), ly = rotY(-x, -y, -z, w, wx, wy, wz), lz = rotZ(-x, -y, -z, w, wx, wy, wz);
     ke += 0.5 * mb * (vx * vx + vy * vy + vz * vz) + 0.5 * (inertia[b3]! * lx * lx + inertia[b3 + 1]! * ly * ly + inertia[b3 + 2]! * lz * lz);
     // end speeds: head, and tail = centre + ω × (tail − centre)
-    const hs = len3(headVel[b3]!, headVel[b3 + 1]!, headVel[b3 + 2]!);
+    const hx = headVel[b3]!, hy = headVel[b3 + 1]!, hz = headVel[b3 + 2]!;
+    const hs2 = hx * hx + hy * hy + hz * hz;
     const dx = tail[b3]! - centre[b3]!, dy = tail[b3 + 1]! - centre[b3 + 1]!, dz = tail[b3 + 2]! - centre[b3 + 2]!;
-    const ts = len3(vx + wy * dz - wz * dy, vy + wz * dx - wx * dz, vz + wx * dy - wy * dx);
-    if (hs > maxSpeed) maxSpeed = hs;
-    if (ts > maxSpeed) maxSpeed = ts;
-    const p = parentOf[b]!;
-    if (p >= 0) {
-      const pq = p * 4, p3 = p * 3;
-      const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
-      const ox = attach[b3]!, oy = attach[b3 + 1]!, oz = attach[b3 + 2]!;
-      const gap = len3(
-        head[p3]! + rotX(px, py, pz, pw, ox, oy, oz) - head[b3]!,
-        head[p3 + 1]! + rotY(px, py, pz, pw, ox, oy, oz) - head[b3 + 1]!,
-        head[p3 + 2]! + rotZ(px, py, pz, pw, ox, oy, oz) - head[b3 + 2]!,
-      );
-      if (gap > maxGap) maxGap = gap;
-      if (AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2]) {
-        limitRotationVector(world, b, phi);
-        for (let a = 0; a < 3; a++) {
-          if (!AngularLimit.enabled[b3 + a]) continue;
-          const t = phi[a]!;
-          const over = Math.max(t - AngularLimit.max[b3 + a]!, AngularLimit.min[b3 + a]! - t, 0);
-          if (over > maxViolation) maxViolation = over;
-        }
-      }
-    }
+    const tx = vx + wy * dz - wz * dy, ty = vy + wz * dx - wx * dz, tz = vz + wx * dy - wy * dx;
+    const ts2 = tx * tx + ty * ty + tz * tz;
+    if (hs2 > maxSpeed2) maxSpeed2 = hs2;
+    if (ts2 > maxSpeed2) maxSpeed2 = ts2;
   }
   const r3 = r * 3;
   Rig.centreOfMass[r3] = cx / m; Rig.centreOfMass[r3 + 1] = cy / m; Rig.centreOfMass[r3 + 2] = cz / m;
   Rig.kineticEnergy[r] = ke;
-  Rig.maxEndSpeed[r] = maxSpeed;
-  Rig.maxJointGap[r] = maxGap;
-  Rig.maxLimitViolation[r] = maxViolation;
+  Rig.maxEndSpeed[r] = Math.sqrt(maxSpeed2);
+  Rig.diagnosed[r] = 0; // the gaps and violations of this pose are measured when read
 
   let maxErr = 0, sumErr = 0, n = 0, interpolating = false;
   const att = ControlPoint.attachment, tgt = ControlPoint.target;
@@ -101,4 +86,43 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
   Rig.maxTargetError[r] = maxErr;
   Rig.meanTargetError[r] = n > 0 ? sumErr / n : 0;
   return interpolating;
+}
+
+/**
+ * The diagnostics of the rig's pose, `Rig.maxJointGap` and `Rig.maxLimitViolation`, measured
+ * now unless they are up to date (`Rig.diagnosed`: measureRig marks them stale, this measures
+ * them once). readMetrics calls it; the step itself never needs them.
+ */
+export function measureDiagnostics(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Rig, AngularLimit } = world.physik;
+  const r = rig.eid;
+  if (Rig.diagnosed[r]) return;
+  const { rot, head, parent: parentOf, attach } = Bone;
+  const { enabled, min, max } = AngularLimit;
+  let maxGap2 = 0, maxViolation = 0;
+  for (let bi = 0; bi < rig.bones.length; bi++) {
+    const b = rig.bones[bi]!;
+    const p = parentOf[b]!;
+    if (p < 0) continue;
+    const b3 = b * 3, pq = p * 4, p3 = p * 3;
+    const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
+    const ox = attach[b3]!, oy = attach[b3 + 1]!, oz = attach[b3 + 2]!;
+    const gx = head[p3]! + rotX(px, py, pz, pw, ox, oy, oz) - head[b3]!;
+    const gy = head[p3 + 1]! + rotY(px, py, pz, pw, ox, oy, oz) - head[b3 + 1]!;
+    const gz = head[p3 + 2]! + rotZ(px, py, pz, pw, ox, oy, oz) - head[b3 + 2]!;
+    const gap2 = gx * gx + gy * gy + gz * gz;
+    if (gap2 > maxGap2) maxGap2 = gap2;
+    if (enabled[b3] || enabled[b3 + 1] || enabled[b3 + 2]) {
+      limitRotationVector(world, b, phi);
+      for (let a = 0; a < 3; a++) {
+        if (!enabled[b3 + a]) continue;
+        const t = phi[a]!;
+        const over = Math.max(t - max[b3 + a]!, min[b3 + a]! - t, 0);
+        if (over > maxViolation) maxViolation = over;
+      }
+    }
+  }
+  Rig.maxJointGap[r] = Math.sqrt(maxGap2);
+  Rig.maxLimitViolation[r] = maxViolation;
+  Rig.diagnosed[r] = 1;
 }

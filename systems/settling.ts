@@ -28,7 +28,7 @@ import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, statusNames } from '../components';
 import { forwardKinematicsOf } from './forwardKinematics';
-import { measureRig } from './metrics';
+import { measureRig, measureDiagnostics } from './metrics';
 import { kinematicSolvers } from './ik/registry';
 import { restoreRigState, saveRigState, savedRigState } from './rigState';
 
@@ -146,6 +146,7 @@ function hybridFinish(world: PhysikWorld, rig: RigRecord): boolean {
   const solve = kinematicSolvers[s.finish];
   if (!solve) throw new Error(`rig "${rig.name}": unknown finish solver "${s.finish}"`);
   saveRigState(world, rig, handover);
+  measureDiagnostics(world, rig);
   const violationBefore = Rig.maxLimitViolation[r]!;
   const solveStatus = Rig.solveStatus[r]!;
 
@@ -162,6 +163,7 @@ function hybridFinish(world: PhysikWorld, rig: RigRecord): boolean {
   Rig.solveStatus[r] = solveStatus; // the joint solve's status stays PhysIK's
   stopMotion(world, rig);
   measureRig(world, rig);
+  measureDiagnostics(world, rig);
   if (Rig.maxTargetError[r]! <= s.settleTolerance * Rig.height[r]! && Rig.maxLimitViolation[r]! <= violationBefore + 1e-9) {
     Rig.finishing[r] = 1;
     markStill(world, rig);

@@ -8,6 +8,7 @@ import { wakeRig } from './wake';
 import { setTargetOf, setActiveOf } from './targets';
 import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
 import { forwardKinematicsOf } from '../../systems/forwardKinematics';
+import { measureDiagnostics } from '../../systems/metrics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from '../scene/schema';
 import { issuesFromZod, SceneError } from '../scene/load';
@@ -138,6 +139,7 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
       ControlPoint.target[c3 + 2]! - ControlPoint.attachment[c3 + 2]!,
     );
   });
+  measureDiagnostics(world, record); // joint gaps and limit violations of the pose, if not measured yet
   const solved = Rig.stepsSolved[r]!;
   const solveStatus = statusNames[Rig.solveStatus[r]!]!;
   const atRest = Rig.atRest[r] === 1;
