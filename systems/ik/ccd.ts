@@ -27,12 +27,13 @@
  * joints an earlier goal used, was measured worse on scenes/humanoid.json (a foot left 2.9 cm
  * off its pin after the hand target turned the floating torso, against 0.3 mm with averaging).
  *
- * Subtrees: world rotations of descendants are rebuilt from local rotations (parent⁻¹ · world,
- * kept in scratch per bone). Within an iteration a bone's parent and pivot have not moved when
- * the bone is visited, so only the bone's own world rotation is updated (and its local from
- * it); the effectors of its goals are turned with it. After the iteration world rotations are
- * rebuilt root first (world = parent · local) and forward kinematics refreshes heads and tails.
- * Untouched joints keep their local rotation exactly, so limits of descendants stay kept.
+ * Subtrees: within an iteration a bone's parent and pivot have not moved when the bone is
+ * visited, so a visit only records the bone's turn (a world-frame delta) and turns the
+ * effectors of its goals with it. After the sweep the forward pass composes the deltas root
+ * first (a bone's new world rotation = the deltas of its ancestors and its own, in root-first
+ * order, times its rotation at the iteration's start) and places the heads. Bones off every
+ * goal's chain keep their local rotation and are rebuilt once at the end, so limits of
+ * untouched joints stay kept.
  *
  * Safeguard: a solve keeps its best pose (least Σ|e|²). Iterations may make things worse for
  * a while (a clamp, goals pulling apart), but after PATIENCE of them in a row without a new
@@ -377,18 +378,18 @@ export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number
 // ---------------------------------------------------------------------------------------
 // CCD
 //
-// Why it is laid out like this (speed): a solve works on compact copies indexed by
-// depth-first bone index (world rotations, locals, heads, attach offsets, goal attachment
-// vectors and targets), read from the world's stores once per solve and written back once at
-// the end (then one forward-kinematics refresh). An iteration is two passes over the bones on
-// goal chains only: the sweep tip → root (each turn sets the bone's world rotation, its local
-// and the tracked effectors, nothing else: the pivot of a bone does not move while its
-// descendants turn) and a forward pass root → tip (world rotations from the locals, heads
-// from the parents' attach offsets), then the goals' effectors. An iteration reads one pose
-// buffer and writes another (three in turn), so the pose before it, and the best pose of the
-// solve, are kept without copying. The arithmetic of the common joint (unlimited, one goal),
-// the forward pass and the effectors is written out in those loops (no calls: doubles passed
-// as arguments are boxed, and an imported helper costs a call).
+// Why it is laid out like this (speed; the peer bench times it against three.js's
+// CCDIKSolver): a solve works on compact copies indexed by depth-first bone index (world
+// rotations, heads, attach offsets, goal attachment vectors and targets), read from the
+// world's stores once per solve and written back once at the end (then one forward-kinematics
+// refresh). An iteration is two passes over the bones on goal chains only: the sweep tip →
+// root (a visit computes the bone's turn and moves the tracked effectors, nothing else) and a
+// forward pass root → tip (turns composed into world rotations, heads from the parents'
+// attach offsets), then the goals' effectors. An iteration reads one pose buffer and writes
+// another (three in turn), so the pose before it and the best pose of the solve are kept
+// without copying. The arithmetic of the common joint (unlimited, one goal), the forward pass
+// and the effectors is written out in those loops, without trigonometry or calls (doubles
+// passed as arguments are boxed, and an imported helper costs a call).
 // ---------------------------------------------------------------------------------------
 
 const pv = new Float64Array(3); // pivot of the current joint
@@ -410,8 +411,8 @@ const CONVERGED = STATUS_CONVERGED, STALLED = STATUS_STALLED, DIVERGED = STATUS_
 /** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
 let special = false;
 
-/** One pose of a solve, compact: world rotation (4 per bone), local rotation (4), head (3). */
-interface Pose { q: Float64Array; loc: Float64Array; hd: Float64Array }
+/** One pose of a solve, compact: world rotation (4 per bone), head (3). */
+interface Pose { q: Float64Array; hd: Float64Array }
 
 /** A solve's compact working set (depth-first bone index i; goal index g as in IkRig). */
 interface CcdScratch {
@@ -419,15 +420,17 @@ interface CcdScratch {
   /**
    * Three pose buffers. Pose 0 is loaded at the start and holds every bone; the others hold
    * the bones on goal chains only (the rest never change their locals: they are rebuilt from
-   * pose 0's at the end).
+   * `loc` at the end).
    */
   pose: Pose[];
+  /** Local rotations at the start of the solve (4 per bone). */
+  loc: Float64Array;
   /** The iteration each pose buffer holds (0: the start). */
   poseIt: Int32Array;
   /** Attach offset of each bone in its parent's frame (3 per bone). */
   att: Float64Array;
-  /** The forward pass's world rotations before normalisation (4 per bone). */
-  u: Float64Array;
+  /** Per bone: this sweep's turn as a world-frame delta, its copy of the rotation for the general joints, and the forward pass's accumulated delta (4 each). */
+  dq: Float64Array; qt: Float64Array; acc: Float64Array;
   /** 1 if any axis of the bone is limited. */
   lim: Uint8Array;
   /** The sweep: bones on goal chains, tip → root, with their goal ranges [g0, g1); skip 1 for fully locked non-root bones (local kept). */
@@ -447,9 +450,9 @@ function scratchOf(T: IkRig): CcdScratch {
   if (!S || S.n !== T.n || S.gv.length < T.goalCp.length * 3) {
     const n = T.n, ng = Math.max(1, T.goalCp.length);
     const pose: Pose[] = [];
-    for (let k = 0; k < 3; k++) pose.push({ q: new Float64Array(n * 4), loc: new Float64Array(n * 4), hd: new Float64Array(n * 3) });
+    for (let k = 0; k < 3; k++) pose.push({ q: new Float64Array(n * 4), hd: new Float64Array(n * 3) });
     S = {
-      n, pose, poseIt: new Int32Array(3), att: new Float64Array(n * 3), u: new Float64Array(n * 4), lim: new Uint8Array(n),
+      n, pose, loc: new Float64Array(n * 4), poseIt: new Int32Array(3), att: new Float64Array(n * 3), dq: new Float64Array(n * 4), qt: new Float64Array(n * 4), acc: new Float64Array(n * 4), lim: new Uint8Array(n),
       visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), skip: new Uint8Array(n), visitCount: 0,
       fwd: new Int32Array(n), fwdCount: 0, gv: new Float64Array(ng * 3), gt: new Float64Array(ng * 3),
       cx: 0, cy: 0, cz: 0, half: 0,
@@ -468,7 +471,7 @@ function scratchOf(T: IkRig): CcdScratch {
  */
 function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean, rest: boolean): void {
   const bones = rig.bones, rot = rest ? T.restWorld : T.rot, attach = world.physik.Bone.attach, en = T.enabled;
-  const P = S.pose[0]!, q = P.q, hd = P.hd, loc = P.loc, att = S.att, par = T.parentIndex;
+  const P = S.pose[0]!, q = P.q, hd = P.hd, loc = S.loc, att = S.att, par = T.parentIndex;
   const root = bones[0]!;
   S.cx = T.centre[root * 3]!; S.cy = T.centre[root * 3 + 1]!; S.cz = T.centre[root * 3 + 2]!;
   S.half = 0.5 * T.length[root]!;
@@ -708,36 +711,32 @@ function averagedTurn(T: IkRig, S: CcdScratch, qb: Float64Array, i: number, g0: 
 }
 
 /**
- * The sweep of one CCD iteration, from pose A into pose B: every bone on a goal's chain,
- * children before parents, turned for the goals of its subtree (its pivot, A's head, has not
- * moved yet); B gets its turned world rotation and its local (parent⁻¹ · world, the parent's
- * rotation A's: it has not turned yet). T.effector holds the goals' attachments of pose A and
- * is kept up to date through the turns. False on a non-finite value.
+ * The sweep of one CCD iteration over pose A: every bone on a goal's chain, children before
+ * parents, turned for the goals of its subtree (its pivot, A's head, has not moved yet: only
+ * descendants have turned). A turn is not applied to any rotation here: it is kept as the
+ * bone's world-frame delta D (S.dq; identity for a fully locked bone), which the forward pass
+ * composes down the tree. T.effector holds the goals' attachments of pose A and is kept up to
+ * date through the turns. False on a non-finite value.
  *
- * The common case, an unlimited joint with one goal below it and an arc under 90°, is done
- * here without trigonometry: D = normalize(v × w, |v||w| + v·w) (v = effector − pivot,
- * w = target − pivot) is the half-angle quaternion of the shortest arc, the rotation the
- * general rule makes from atan2, sin and cos (to rounding); q ← D q (the forward pass
- * normalises), and the effector, D v from the pivot, is pivot + w |v|/|w|. Near a half turn
- * |v||w| + v·w cancels (an arc wider than about 172°, where 1 + cos θ < WIDE), and colinear
- * cases need the bump or half turn: those go to averagedTurn.
+ * The common case, an unlimited joint with one goal below it, is done here without
+ * trigonometry: D = normalize(v × w, |v||w| + v·w) (v = effector − pivot, w = target − pivot)
+ * is the half-angle quaternion of the shortest arc, the rotation the general rule makes from
+ * atan2, sin and cos (to rounding), and the effector, D v from the pivot, is pivot + w |v|/|w|.
+ * Near a half turn |v||w| + v·w cancels (an arc wider than about 172°, where 1 + cos θ < WIDE),
+ * and colinear cases need the bump or half turn: those go to averagedTurn, and limited joints
+ * to limitedJoint, on a copy of the bone's rotation (S.qt) from which D is taken.
  */
-function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, B: Pose, pinned: boolean): boolean {
-  const qa = A.q, qb = B.q, hd = A.hd, la = A.loc, lb = B.loc, E = T.effector, G = S.gt, par = T.parentIndex, lim = S.lim;
+function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, pinned: boolean): boolean {
+  const qa = A.q, hd = A.hd, dq = S.dq, qt = S.qt, E = T.effector, G = S.gt, lim = S.lim;
   const visit = S.visit, vg0 = S.vg0, vg1 = S.vg1, skip = S.skip, tiny2 = T.tiny * T.tiny, col2 = COLINEAR * COLINEAR;
   for (let k = 0; k < S.visitCount; k++) {
     const i = visit[k]!, o = i * 4;
-    if (skip[k] === 1) {
-      // fully locked: its local stays
-      lb[o] = la[o]!; lb[o + 1] = la[o + 1]!; lb[o + 2] = la[o + 2]!; lb[o + 3] = la[o + 3]!;
-      continue;
-    }
+    if (skip[k] === 1) { dq[o] = 0; dq[o + 1] = 0; dq[o + 2] = 0; dq[o + 3] = 1; continue; } // fully locked: no turn
     const g0 = vg0[k]!, g1 = vg1[k]!;
     // the pivot: the head, or a floating root's centre
     let px: number, py: number, pz: number;
     if (i === 0 && !pinned) { px = S.cx; py = S.cy; pz = S.cz; } else { px = hd[i * 3]!; py = hd[i * 3 + 1]!; pz = hd[i * 3 + 2]!; }
     let general = true;
-    const qx = qa[o]!, qy = qa[o + 1]!, qz = qa[o + 2]!, qw = qa[o + 3]!;
     if (lim[i] === 0 && g1 - g0 === 1) {
       const g3 = g0 * 3;
       const vx = E[g3]! - px, vy = E[g3 + 1]! - py, vz = E[g3 + 2]! - pz;
@@ -755,57 +754,52 @@ function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, B: Pose, pinned
           // next joint waits for this, so it comes first and takes one square root); then
           // D, with |(v × w, dw)|² = 2 |v||w| dw
           E[g3] = px + wx * r; E[g3 + 1] = py + wy * r; E[g3 + 2] = pz + wz * r;
-          const f = 1 / Math.sqrt(2 * vw * dw), x = cx * f, y = cy * f, z = cz * f, w = dw * f;
-          qb[o] = w * qx + x * qw + y * qz - z * qy;
-          qb[o + 1] = w * qy - x * qz + y * qw + z * qx;
-          qb[o + 2] = w * qz + x * qy - y * qx + z * qw;
-          qb[o + 3] = w * qw - x * qx - y * qy - z * qz;
+          const f = 1 / Math.sqrt(2 * vw * dw);
+          dq[o] = cx * f; dq[o + 1] = cy * f; dq[o + 2] = cz * f; dq[o + 3] = dw * f;
           general = false;
         }
       }
     }
     if (general) {
-      qb[o] = qx; qb[o + 1] = qy; qb[o + 2] = qz; qb[o + 3] = qw;
+      const qx = qa[o]!, qy = qa[o + 1]!, qz = qa[o + 2]!, qw = qa[o + 3]!;
+      qt[o] = qx; qt[o + 1] = qy; qt[o + 2] = qz; qt[o + 3] = qw;
       pv[0] = px; pv[1] = py; pv[2] = pz;
-      if (lim[i] === 1 ? !limitedJoint(T, S, qa, qb, i, rig.bones[i]!, g0, g1) : !averagedTurn(T, S, qb, i, g0, g1)) return false;
-    }
-    // local ← parent⁻¹ · world (the root: its world rotation)
-    const p = par[i]!;
-    const bx = qb[o]!, by = qb[o + 1]!, bz = qb[o + 2]!, bw = qb[o + 3]!;
-    if (p < 0) { lb[o] = bx; lb[o + 1] = by; lb[o + 2] = bz; lb[o + 3] = bw; }
-    else {
-      const r = p * 4, ax_ = qa[r]!, ay = qa[r + 1]!, az = qa[r + 2]!, aw = qa[r + 3]!;
-      lb[o] = aw * bx - ax_ * bw - ay * bz + az * by;
-      lb[o + 1] = aw * by + ax_ * bz - ay * bw - az * bx;
-      lb[o + 2] = aw * bz - ax_ * by + ay * bx - az * bw;
-      lb[o + 3] = aw * bw + ax_ * bx + ay * by + az * bz;
+      if (lim[i] === 1 ? !limitedJoint(T, S, qa, qt, i, rig.bones[i]!, g0, g1) : !averagedTurn(T, S, qt, i, g0, g1)) return false;
+      // D = turned · start⁻¹
+      const bx = qt[o]!, by = qt[o + 1]!, bz = qt[o + 2]!, bw = qt[o + 3]!;
+      dq[o] = bw * -qx + bx * qw + by * -qz - bz * -qy;
+      dq[o + 1] = bw * -qy - bx * -qz + by * qw + bz * -qx;
+      dq[o + 2] = bw * -qz + bx * -qy - by * -qx + bz * qw;
+      dq[o + 3] = bw * qw - bx * -qx - by * -qy - bz * -qz;
     }
   }
   return true;
 }
 
 /**
- * The forward pass of pose B over the bones on goal chains: world = parent · local
- * (normalised), head = parent's head + parent · attach (a pinned root's head stays; a
+ * The forward pass from pose A into pose B over the bones on goal chains: each bone's
+ * accumulated delta (its ancestors' and its own turns of this sweep, composed root first:
+ * acc = acc(parent) · D) gives its new world rotation acc · A's (normalised); its head is the
+ * parent's new head + the parent's new rotation · attach (a pinned root's head stays; a
  * floating root's is its centre − R (0, L/2, 0)); then the goals' attachments (effectors).
+ * (The world rotation after the sweep is D_root ⋯ D_parent · D · A's: every turn of an ancestor
+ * was made in the frame of the sweep's start, which it had not left yet.)
  */
-function forward(T: IkRig, S: CcdScratch, B: Pose, pinned: boolean): void {
-  const q = B.q, u = S.u, hd = B.hd, loc = B.loc, att = S.att, par = T.parentIndex, fwd = S.fwd;
+function forward(T: IkRig, S: CcdScratch, A: Pose, B: Pose, pinned: boolean): void {
+  const qa = A.q, q = B.q, hd = B.hd, acc = S.acc, dq = S.dq, att = S.att, par = T.parentIndex, fwd = S.fwd;
   for (let k = 0; k < S.fwdCount; k++) {
     const i = fwd[k]!, o = i * 4, i3 = i * 3, p = par[i]!;
-    let x: number, y: number, z: number, w: number;
-    if (p < 0) {
-      x = loc[o]!; y = loc[o + 1]!; z = loc[o + 2]!; w = loc[o + 3]!;
-    } else {
-      // the product runs on the parent's unnormalised rotation u: the normalisation below
-      // stays off the chain from bone to bone (|u| drifts from 1 by a few ulps per level)
-      const r = p * 4, ax_ = u[r]!, ay = u[r + 1]!, az = u[r + 2]!, aw = u[r + 3]!;
-      const bx = loc[o]!, by = loc[o + 1]!, bz = loc[o + 2]!, bw = loc[o + 3]!;
-      x = aw * bx + ax_ * bw + ay * bz - az * by;
-      y = aw * by - ax_ * bz + ay * bw + az * bx;
-      z = aw * bz + ax_ * by - ay * bx + az * bw;
-      w = aw * bw - ax_ * bx - ay * by - az * bz;
-      // head: the parent's head + the attach offset rotated by the parent (normalised)
+    let ux = dq[o]!, uy = dq[o + 1]!, uz = dq[o + 2]!, uw = dq[o + 3]!;
+    if (p >= 0) {
+      // acc = acc(parent) · D: not normalised (each factor is unit to rounding; the
+      // normalisation below stays off this chain from bone to bone)
+      const r = p * 4, ax_ = acc[r]!, ay = acc[r + 1]!, az = acc[r + 2]!, aw = acc[r + 3]!;
+      const dx = ux, dy = uy, dz = uz, dw = uw;
+      ux = aw * dx + ax_ * dw + ay * dz - az * dy;
+      uy = aw * dy - ax_ * dz + ay * dw + az * dx;
+      uz = aw * dz + ax_ * dy - ay * dx + az * dw;
+      uw = aw * dw - ax_ * dx - ay * dy - az * dz;
+      // head: the parent's head + the attach offset rotated by the parent's new rotation
       const p3 = p * 3, vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
       const cx = q[r]!, cy = q[r + 1]!, cz = q[r + 2]!, cw = q[r + 3]!;
       if (vx === 0 && vz === 0) {
@@ -820,9 +814,15 @@ function forward(T: IkRig, S: CcdScratch, B: Pose, pinned: boolean): void {
         hd[i3 + 2] = hd[p3 + 2]! + vz + cw * tz + (cx * ty - cy * tx);
       }
     }
-    u[o] = x; u[o + 1] = y; u[o + 2] = z; u[o + 3] = w;
-    // normalise: |q|² is 1 to rounding here (unit parents times unit locals), where one Newton
-    // step 1/|q| ≈ 1.5 − 0.5 |q|² is exact to double precision (error 3δ²/8 for |q|² = 1 + δ)
+    acc[o] = ux; acc[o + 1] = uy; acc[o + 2] = uz; acc[o + 3] = uw;
+    // world = acc · A's world
+    const bx = qa[o]!, by = qa[o + 1]!, bz = qa[o + 2]!, bw = qa[o + 3]!;
+    const x = uw * bx + ux * bw + uy * bz - uz * by;
+    const y = uw * by - ux * bz + uy * bw + uz * bx;
+    const z = uw * bz + ux * by - uy * bx + uz * bw;
+    const w = uw * bw - ux * bx - uy * by - uz * bz;
+    // normalise: |q|² is 1 to rounding here (unit factors), where one Newton step
+    // 1/|q| ≈ 1.5 − 0.5 |q|² is exact to double precision (error 3δ²/8 for |q|² = 1 + δ)
     // and needs no square root; otherwise the square root
     const n2 = x * x + y * y + z * z + w * w;
     if (n2 > 1 - 1e-9 && n2 < 1 + 1e-9) {
@@ -832,7 +832,6 @@ function forward(T: IkRig, S: CcdScratch, B: Pose, pinned: boolean): void {
       const m = Math.sqrt(n2);
       const s = m > 0 ? 1 / m : 0;
       q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = m === 0 ? 1 : w * s;
-      u[o] = q[o]!; u[o + 1] = q[o + 1]!; u[o + 2] = q[o + 2]!; u[o + 3] = q[o + 3]!;
     }
     if (p < 0 && !pinned) {
       // the root's head from its centre: centre − R (0, L/2, 0)
@@ -869,11 +868,11 @@ function effectors(T: IkRig, S: CcdScratch, B: Pose): void {
 
 /**
  * Pose F into the world: world rotations of the bones on goal chains from F, the others (with
- * `rebuild`: the chains moved) rebuilt from their unchanged locals (pose 0's) under their new
+ * `rebuild`: the chains moved) rebuilt from their unchanged locals (S.loc) under their new
  * parents, else as loaded (F is pose 0 then); then heads and tails.
  */
 function writeBack(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, F: Pose, rebuild: boolean): void {
-  const q = F.q, loc = S.pose[0]!.loc, par = T.parentIndex, rot = T.rot, bones = rig.bones;
+  const q = F.q, loc = S.loc, par = T.parentIndex, rot = T.rot, bones = rig.bones;
   for (let i = 0; i < T.n; i++) {
     const o = i * 4;
     if (rebuild && !T.mark[i]) {
@@ -923,8 +922,8 @@ export function ccd(world: PhysikWorld, rig: RigRecord): SolveResult {
     it++;
     special = false;
     const next = cur !== 1 && bestPose !== 1 ? 1 : cur !== 2 && bestPose !== 2 ? 2 : 0;
-    if (!sweep(rig, T, S, pose[cur]!, pose[next]!, pinned)) { refreshPose(world, rig); return solved(it, DIVERGED); }
-    forward(T, S, pose[next]!, pinned);
+    if (!sweep(rig, T, S, pose[cur]!, pinned)) { refreshPose(world, rig); return solved(it, DIVERGED); }
+    forward(T, S, pose[cur]!, pose[next]!, pinned);
     cur = next;
     poseIt[cur] = it;
     const e = T.worst;
