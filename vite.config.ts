@@ -10,6 +10,18 @@ import { defineConfig } from 'vite';
 // chunk of about 555 kB minified: a single library over Vite's default 500 kB limit, which
 // cannot be split without cutting through its circular imports (tried: the chunks then import
 // each other and its WebGPU/canvas renderers still load eagerly), hence the limit of 560 below.
+//
+// Cross-origin isolation: worker mode (`?worker=1`, src/app/workerMode.ts) shares the world's
+// pose with a Web Worker through a SharedArrayBuffer, which browsers only allow on a page sent
+// with COOP same-origin and COEP require-corp; the dev server and `vite preview` (and so the
+// browser tests, which serve the build with preview()) send both. Everything the page loads
+// is same-origin (the Rapier chunk too), so require-corp blocks nothing. The worker is an ES
+// module (`worker.format: 'es'`): it shares chunks with the page instead of an IIFE copy.
+const crossOriginIsolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 const nm = (path: string): RegExp => new RegExp(`[\\\\/]node_modules[\\\\/]${path}`);
 
 export default defineConfig({
@@ -33,5 +45,7 @@ export default defineConfig({
       },
     },
   },
-  server: { port: 5173, strictPort: false },
+  server: { port: 5173, strictPort: false, headers: crossOriginIsolation },
+  preview: { headers: crossOriginIsolation },
+  worker: { format: 'es' },
 });

@@ -1,6 +1,7 @@
 /**
  * Deep links: the page's address says what it shows, `?scene=humanoid&solver=ccd&compare=fabrik&onion=4&rapier=impulse`
- * (`rapier=1` is impulse joints, `rapier=multibody` the other model, `rapier=0` off).
+ * (`rapier=1` is impulse joints, `rapier=multibody` the other model, `rapier=0` off), and
+ * `crowd=100` (copies of the rig, 0-1000) and `worker=1` (the simulation in a Web Worker, workerMode.ts).
  * `readDeepLink` parses a query (unknown values are reported, never applied); `writeDeepLink`
  * puts the sandbox's current choices back in the address bar without reloading.
  */
@@ -8,6 +9,7 @@ import { getSettings } from '../core';
 import { settingEnums } from '../core/settings';
 import type { Sandbox } from './main';
 import type { JointModel } from '../rapier/jointPlan';
+import { CROWD_MAX } from './simScene';
 
 /** Joint models of the Rapier ghost (the mirror's; listed here so the page needs nothing of src/rapier until the ghost is on). */
 export const rapierJointModels: readonly JointModel[] = ['impulse', 'multibody'];
@@ -27,6 +29,10 @@ export interface SandboxOptions {
   onion?: number;
   /** The Rapier ghost on, with this joint model (default: off). */
   rapier?: JointModel;
+  /** Copies of the rig spawned as a crowd (0-1000, default 0). */
+  crowd?: number;
+  /** Run the simulation in a Web Worker (worker mode; default: on the main thread). */
+  worker?: boolean;
 }
 
 /** Keep the address bar a deep link to what is shown. */
@@ -40,10 +46,13 @@ export function writeDeepLink(s: Sandbox): void {
   else url.searchParams.delete('onion');
   if (s.rapierJoints) url.searchParams.set('rapier', s.rapierJoints);
   else url.searchParams.delete('rapier');
+  if (s.crowd > 0) url.searchParams.set('crowd', String(s.crowd));
+  else url.searchParams.delete('crowd');
+  // `worker` is left as the page was opened: switching it reloads the page (the panel's toggle)
   history.replaceState(null, '', url);
 }
 
-/** The page's query: scene, solver, compare, onion, rapier. Unknown values are reported, not applied. */
+/** The page's query: scene, solver, compare, onion, rapier, crowd, worker. Unknown values are reported, not applied. */
 export function readDeepLink(search: string): { scene: string; options: SandboxOptions; problems: string[] } {
   const q = new URLSearchParams(search);
   const problems: string[] = [];
@@ -72,6 +81,18 @@ export function readDeepLink(search: string): { scene: string; options: SandboxO
     else if (!(v === '0' || v === 'false' || v === 'off' || v === 'none')) {
       problems.push(`?rapier=${rapier}: expected 1, 0, ${rapierJointModels.join(' or ')}`);
     }
+  }
+  const crowd = q.get('crowd');
+  if (crowd !== null) {
+    const n = Number(crowd);
+    if (Number.isInteger(n) && n >= 0 && n <= CROWD_MAX) options.crowd = n;
+    else problems.push(`?crowd=${crowd}: expected a whole number from 0 to ${CROWD_MAX}`);
+  }
+  const worker = q.get('worker');
+  if (worker !== null) {
+    const v = worker.toLowerCase();
+    if (v === '1' || v === 'true' || v === 'on') options.worker = true;
+    else if (!(v === '0' || v === 'false' || v === 'off' || v === '')) problems.push(`?worker=${worker}: expected 1 or 0`);
   }
   return { scene: q.get('scene') || 'humanoid', options, problems };
 }

@@ -33,10 +33,13 @@ export interface DraggerHooks {
   onMoved?(cp: number, from: [number, number, number], to: [number, number, number]): void;
   /** The gizmo was attached to `cp` (-1: detached). */
   onSelect?(cp: number): void;
+  /** Move a target while dragging (default: the core's setTarget on the world; worker mode also posts it to the worker). */
+  setTarget?(cp: number, to: Float64Array): void;
 }
 
 export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTMLCanvasElement, hooks: DraggerHooks = {}): TargetDragger {
   const { ControlPoint } = world.physik;
+  const moveTarget = hooks.setTarget ?? ((cp: number, to: Float64Array) => setTarget(world, cp, to));
   const proxy = new Object3D();
   view.scene.add(proxy);
   const gizmo = new TransformControls(view.camera, canvas);
@@ -84,7 +87,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
   gizmo.addEventListener('objectChange', () => {
     if (selected < 0) return;
     tmp[0] = proxy.position.x; tmp[1] = proxy.position.y; tmp[2] = proxy.position.z;
-    setTarget(world, selected, tmp);
+    moveTarget(selected, tmp);
   });
 
   function onDown(e: PointerEvent): void {
@@ -115,7 +118,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     if (!ray.intersectPlane(plane, hit)) return;
     hit.add(grab);
     tmp[0] = hit.x; tmp[1] = hit.y; tmp[2] = hit.z;
-    setTarget(world, planeDrag, tmp);
+    moveTarget(planeDrag, tmp);
     proxy.position.copy(hit);
   }
 

@@ -15,6 +15,9 @@
  *   PhysIK step and drawn as a magenta ghost over the rig or beside it, with the live tip
  *   distance in the status line and the panel (rapierGhost.ts). `?rapier=1` opens with it.
  * - Files: a scene .json dropped on the page (or opened from the panel) replaces the rig.
+ * - Crowd and worker mode: `?crowd=100` spawns copies of the rig; `?worker=1` runs the
+ *   simulation in a Web Worker instead (workerMode.ts; on the main thread, with a message,
+ *   when the page is not cross-origin isolated).
  *
  * Browser-safe imports only: scenes come in as JSON modules through `import.meta.glob` and
  * go through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file
@@ -50,6 +53,7 @@ import { rapierJointModels, rapierPlacements, readDeepLink, writeDeepLink, type 
 import { createRapierGhost, type RapierDistance, type RapierGhost } from './rapierGhost';
 import { rapierInits } from '../rapier/load';
 import type { JointModel } from '../rapier/jointPlan';
+import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -683,7 +687,13 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
     showError(`Could not load scene "${name}":\n${errorText(e)}`);
   }
   if (scene) {
-    const sandbox = startSandbox(scene, name, options);
+    // worker mode (?worker=1, workerMode.ts) when the page can share memory, else the main thread
+    const inWorker = options.worker === true && workerModeAvailable();
+    if (options.worker && !inWorker) problems.push(WORKER_UNAVAILABLE);
+    const sandbox = inWorker ? startWorkerMode(scene, name, options, { showError, hideError }) : startSandbox(scene, name, options);
+    if (options.crowd) {
+      try { sandbox.spawnCrowd(options.crowd); } catch (e) { problems.push(`?crowd=${options.crowd}: ${errorText(e)}`); }
+    }
     window.__physik = sandbox;
     window.physik = Object.freeze({
       pose: () => readPose(sandbox.world, sandbox.rig),
@@ -697,6 +707,7 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
       sceneNames: Object.keys(scenes), solverNames, showError, clearError: hideError,
       openScene: (n) => sandbox.loadScene(sceneByName(n), n),
       onLinkChange: () => writeDeepLink(sandbox),
+      worker: { on: inWorker, toggle: switchWorkerMode },
     });
     document.title = `physik-ecs · ${name}`;
     if (problems.length) showError(problems.join('\n'));

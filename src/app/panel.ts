@@ -11,7 +11,10 @@
  * - the selected control point: enable/disable, delete; undo and redo;
  * - recording: frames per second, record, stop, looped playback, back to live, resume from
  *   the frame shown (scrub on the timeline strip), export .glb / .bvh / .json (downloads);
- * - play/pause, single step, reset.
+ * - play/pause, single step, reset;
+ * - "simulation in a worker": reloads the page with `?worker=1` or without it. In worker mode
+ *   the panel hides what is off there (compare, onion skins, the Rapier ghost, point edits,
+ *   recording; workerMode.ts) and says so in one line.
  */
 import GUI, { type Controller } from 'lil-gui';
 import { getSettings } from '../core';
@@ -21,6 +24,8 @@ import { readDroppedFile } from './drop';
 import type { ExportKind } from './recording';
 import type { Sandbox } from './main';
 import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
+import { CROWD_MAX } from './simScene';
+import { WORKER_MODE_OFF } from './workerMode';
 
 /** Settings the panel edits, in display order, with their labels. */
 const fields: { key: keyof Settings; label: string }[] = [
@@ -52,8 +57,10 @@ export interface PanelOptions {
   showError(message: string): void;
   /** Hide the error element (after a successful edit). */
   clearError?(): void;
-  /** Solver, compare, onion or the Rapier ghost changed: the page updates its address. */
+  /** Solver, compare, onion, crowd or the Rapier ghost changed: the page updates its address. */
   onLinkChange?(): void;
+  /** Worker mode: whether the simulation runs in a worker, and how to switch (a reload). */
+  worker?: { on: boolean; toggle(on: boolean): void };
 }
 
 export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
@@ -129,10 +136,17 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   });
 
   state.crowd = sandbox.crowd;
-  track('crowd', gui.add(state, 'crowd', 0, 400, 1).name('crowd (copies)')).onFinishChange((v: number) => {
+  const inWorker = options.worker?.on === true;
+  track('crowd', gui.add(state, 'crowd', 0, inWorker ? CROWD_MAX : 400, 1).name('crowd (copies)')).onFinishChange((v: number) => {
     try { sandbox.spawnCrowd(v); ok(); } catch (e) { fail('crowd', e); }
     refresh();
+    options.onLinkChange?.();
   });
+  if (options.worker) {
+    const toggle = options.worker.toggle;
+    gui.add({ worker: inWorker }, 'worker').name('simulation in a worker').onChange((v: boolean) => toggle(v));
+    if (inWorker) gui.add({ off: WORKER_MODE_OFF.join(', ') }, 'off').name('off in worker mode').disable();
+  }
 
   // --- Rapier ghost
   const rapierFolder = gui.addFolder('Rapier ghost');
@@ -266,6 +280,11 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.add(actions, 'reset').name('reset');
   gui.add(edits, 'open').name('open file… (.json .glb .gltf .bvh)');
   gui.add(edits, 'saveScene').name('save scene .json');
+  if (inWorker) {
+    // off in worker mode: each needs the world on the main thread
+    for (const [key, c] of controllers) if (key === 'compare' || key === 'onion') c.hide();
+    for (const folder of [rapierFolder, points, rec]) folder.hide();
+  }
 
   /** Show the sandbox's current state in every control. */
   function refresh(): void {

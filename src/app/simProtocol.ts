@@ -1,0 +1,31 @@
+/**
+ * The messages between the page and the simulation worker (worker mode). The page sends
+ * commands, each with an increasing `id`; the worker applies them in order and writes the id
+ * of the last one applied into every frame it publishes (poseBuffer.ts META_APPLIED), so the
+ * page knows when an edit of its own has reached the simulation. Poses never travel in
+ * messages: they are in the shared pose buffer.
+ *
+ * Rigs are named by their index in `world.physik.rigs` and control points by their index in
+ * the rig's `controlPoints` (entity ids may differ between the two worlds).
+ */
+import type { Scene, Settings } from '../scene/types';
+
+export type SimCommand =
+  /** First message: the control ints (see CONTROL_*), the pose buffer and what to build. */
+  | { type: 'init'; id: number; control: SharedArrayBuffer; pose: SharedArrayBuffer; scene: Scene; solver?: string; paused: boolean }
+  /** Replace every rig by this scene's (a new pose buffer for the new topology). */
+  | { type: 'scene'; id: number; pose: SharedArrayBuffer; scene: Scene; solver?: string }
+  /** Replace the crowd by `n` copies (a new pose buffer). */
+  | { type: 'crowd'; id: number; pose: SharedArrayBuffer; n: number }
+  | { type: 'target'; id: number; rig: number; point: number; to: [number, number, number] }
+  | { type: 'settings'; id: number; patch: Partial<Settings> }
+  | { type: 'pause'; id: number; paused: boolean }
+  | { type: 'step'; id: number }
+  | { type: 'reset'; id: number };
+
+export type SimReport =
+  /** The simulation stopped (a system threw) or a command was refused; the worker is paused when `paused`. */
+  | { type: 'error'; message: string; paused: boolean };
+
+/** Int32 slots of the control buffer: steps taken since the worker started, 1 while paused. */
+export const CONTROL_STEPS = 0, CONTROL_PAUSED = 1, CONTROL_INTS = 4;

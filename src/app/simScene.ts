@@ -1,0 +1,47 @@
+/**
+ * What worker mode builds, written once for both threads: the simulation worker's world and
+ * the page's copy of it (which the view draws and the pose buffer fills) must hold the same
+ * rigs in the same order, so both make them with these two functions, call for call.
+ *
+ * - `addSceneRig`: a scene's rig with its control points, settings (the solver overridden
+ *   when asked) and script, as the sandbox's main rig.
+ * - `replaceScene`: the next scene's rig added first (a refused scene leaves the world as it
+ *   was), then the old rigs removed.
+ * - `replaceCrowd`: removes the old crowd and spawns `n` copies of the scene's rig on a grid
+ *   behind the main rig, each with its own wandering target (the sandbox's crowd, crowdOf).
+ *
+ * Limits: DOM-free (runs in the worker); the crowd copies keep the scene's settings (a
+ * setting changed later applies to the main rig only, as on the main thread).
+ */
+import { addRig, removeRig, type PhysikWorld } from '../core';
+import { crowdOf } from '../scene/crowd';
+import type { Scene } from '../scene/types';
+
+/** Most copies in a crowd (the panel's and the deep link's limit). */
+export const CROWD_MAX = 1000;
+
+/** Add the scene's rig; its entity id. Throws (nothing added) when the scene is refused. */
+export function addSceneRig(world: PhysikWorld, scene: Scene, solver?: string): number {
+  return addRig(world, {
+    rig: scene.rig, controlPoints: scene.controlPoints, script: scene.script,
+    settings: { ...scene.settings, ...(solver ? { solver } : {}) },
+  }).rig;
+}
+
+/** Add the scene's rig, then remove the rigs of `old`; the new rig's entity id. Throws (nothing changed) when refused. */
+export function replaceScene(world: PhysikWorld, scene: Scene, solver: string | undefined, old: readonly number[]): number {
+  const rig = addSceneRig(world, scene, solver);
+  for (const r of old) removeRig(world, r);
+  return rig;
+}
+
+/** Remove the rigs of `old` and add `n` crowd copies of the scene behind `mainRig`; their entity ids. */
+export function replaceCrowd(world: PhysikWorld, scene: Scene, mainRig: number, old: readonly number[], n: number): number[] {
+  if (!(Number.isInteger(n) && n >= 0 && n <= CROWD_MAX)) throw new Error(`crowd size must be a whole number from 0 to ${CROWD_MAX}, got ${n}`);
+  for (const r of old) removeRig(world, r);
+  if (n === 0) return [];
+  const side = Math.ceil(Math.sqrt(n));
+  const spacing = 1.2 * world.physik.Rig.height[mainRig]!;
+  const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
+  return inputs.map((input) => addRig(world, input).rig);
+}
