@@ -28,7 +28,7 @@
  * Down the tree, the root's head force is zero (floating) or cancels its head's acceleration
  * (pinned), and each child's force follows from its parent's.
  *
- * No allocation: module scratch, grown (once) for the largest number of children seen.
+ * No allocation: module scratch, grown (once) for the largest rig and number of children seen.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 
@@ -41,6 +41,24 @@ let childB = new Float64Array(3 * 8);
 /** The 6×6 articulated system and its right-hand sides [U_hᵀ | rhs] (6×4). */
 const A6 = new Float64Array(36);
 const R6 = new Float64Array(24);
+/**
+ * The sweep's values per bone, by depth-first index: Φ (3×3) and β of its subtree, P (3×3) and
+ * q of its head force. Written before they are read in every solve, so one copy serves every
+ * rig (grown once, to the largest): a crowd's rigs share it and it stays in cache from one rig
+ * to the next, where a copy per rig was read from memory each step.
+ */
+const sweep = { phi: new Float64Array(9 * 32), beta: new Float64Array(3 * 32), P: new Float64Array(9 * 32), q: new Float64Array(3 * 32) };
+/** A bone with two children: the dense 6×6 system K and its right-hand sides R (6×4). */
+const K6 = new Float64Array(36);
+const R6x4 = new Float64Array(24);
+
+function ensureSweep(bones: number): void {
+  if (sweep.beta.length >= 3 * bones) return;
+  const n = Math.max(bones, 2 * (sweep.beta.length / 3));
+  sweep.phi = new Float64Array(9 * n); sweep.beta = new Float64Array(3 * n);
+  sweep.P = new Float64Array(9 * n); sweep.q = new Float64Array(3 * n);
+}
+
 /** Products of the current step: M (3×3) and the centripetal term of a point. */
 const Mtmp = new Float64Array(9);
 const cen = new Float64Array(3);
@@ -263,9 +281,10 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
   const { head, centre, effMass, invInertiaWorld: J, effInertiaWorld, jointForce, acc, angAcc, angVel, parent: parentOf } = Bone;
   // (acc, angAcc: the free accelerations of the bones, from freeAccelerations)
   const { bones, childStart, childIndex } = rig;
-  const { phi, beta, P, q } = rig.exact;
-  const centripetal = rig.settings.centripetal;
   const n = bones.length;
+  ensureSweep(n);
+  const { phi, beta, P, q } = sweep;
+  const centripetal = rig.settings.centripetal;
 
   // Up: Φ and β of every subtree, P and q of every child.
   for (let i = n - 1; i >= 0; i--) {
@@ -314,7 +333,7 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     const fx = R3[3]!, fy = R3[7]!, fz = R3[11]!;
     jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
     // the world holds the root's head: only the root feels this force
-    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, root, -1, fx, fy, fz);
+    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, root, fx, fy, fz);
   } else {
     jointForce[r3] = 0; jointForce[r3 + 1] = 0; jointForce[r3 + 2] = 0;
   }
@@ -327,45 +346,54 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     const fy = P[o + 3]! * hx + P[o + 4]! * hy + P[o + 5]! * hz + q[i * 3 + 1]!;
     const fz = P[o + 6]! * hx + P[o + 7]! * hy + P[o + 8]! * hz + q[i * 3 + 2]!;
     jointForce[c3] = fx; jointForce[c3 + 1] = fy; jointForce[c3 + 2] = fz;
-    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, c, p, fx, fy, fz);
+    if (fx === 0 && fy === 0 && fz === 0) continue;
+    // +F at the child's head (the joint) on the child, −F at the same point on the parent
+    // (written out: V8 did not inline a call here)
+    const jx = head[c3]!, jy = head[c3 + 1]!, jz = head[c3 + 2]!;
+    let rx = jx - centre[c3]!, ry = jy - centre[c3 + 1]!, rz = jz - centre[c3 + 2]!;
+    let s = 1 / effMass[c]!;
+    acc[c3] += fx * s; acc[c3 + 1] += fy * s; acc[c3 + 2] += fz * s;
+    let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
+    let j = c * 6;
+    angAcc[c3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+    angAcc[c3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+    angAcc[c3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+    rx = jx - centre[p3]!; ry = jy - centre[p3 + 1]!; rz = jz - centre[p3 + 2]!;
+    s = -1 / effMass[p]!;
+    acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
+    tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
+    j = p * 6;
+    angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+    angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+    angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
   }
 }
 
 /**
- * +F at bone b's head on b, and −F at the same point on its parent p (p < 0: none), added to
- * their linear and angular accelerations (J: the inverse effective inertias, world).
+ * +F at bone b's head on b alone (the pinned root: the world holds its head), added to its
+ * linear and angular accelerations (J: the inverse effective inertias, world).
  */
 function addForceAtHead(
   head: Float64Array, centre: Float64Array, effMass: Float64Array, J: Float64Array, acc: Float64Array, angAcc: Float64Array,
-  b: number, p: number, fx: number, fy: number, fz: number,
+  b: number, fx: number, fy: number, fz: number,
 ): void {
   const b3 = b * 3;
-  const hx = head[b3]!, hy = head[b3 + 1]!, hz = head[b3 + 2]!;
-  let rx = hx - centre[b3]!, ry = hy - centre[b3 + 1]!, rz = hz - centre[b3 + 2]!;
-  let s = 1 / effMass[b]!;
+  const rx = head[b3]! - centre[b3]!, ry = head[b3 + 1]! - centre[b3 + 1]!, rz = head[b3 + 2]! - centre[b3 + 2]!;
+  const s = 1 / effMass[b]!;
   acc[b3] += fx * s; acc[b3 + 1] += fy * s; acc[b3 + 2] += fz * s;
-  let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
-  let j = b * 6;
+  const tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
+  const j = b * 6;
   angAcc[b3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
   angAcc[b3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
   angAcc[b3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
-  if (p < 0) return;
-  const p3 = p * 3;
-  rx = hx - centre[p3]!; ry = hy - centre[p3 + 1]!; rz = hz - centre[p3 + 2]!;
-  s = -1 / effMass[p]!;
-  acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
-  tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
-  j = p * 6;
-  angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-  angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-  angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
 }
 
 /** Two children: the dense 6×6 system K [P | q] = [M(r_i, r_h) | a0(r_i) − β_ci]. */
 function denseChildren(
   effMass: Float64Array, acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
 ): void {
-  const { phi, beta, P, q, K, R } = rig.exact;
+  const { phi, beta, P, q } = sweep;
+  const K = K6, R = R6x4;
   const { childStart, childIndex } = rig;
   const c0 = childStart[i]!, size = 3 * k;
   const b3 = b * 3;
@@ -423,7 +451,7 @@ function denseChildren(
 function articulatedChildren(
   effMass: Float64Array, I: Float64Array, acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
 ): void {
-  const { phi, beta, P, q } = rig.exact;
+  const { phi, beta, P, q } = sweep;
   const { childStart, childIndex } = rig;
   const c0 = childStart[i]!, b3 = b * 3, b6 = b * 6;
   // A = diag(m I, I_world); rhs = (m a0, I_world α0): G⁻¹ u0

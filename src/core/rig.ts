@@ -217,11 +217,7 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
   const nSlots = slots.length;
   // children by depth-first index (above), for the exact solve
   const childStart = new Int32Array(n + 1);
-  let maxKids = 1;
-  for (let i = 0; i < n; i++) {
-    childStart[i + 1] = childStart[i]! + kids[i]!.length;
-    if (kids[i]!.length > maxKids) maxKids = kids[i]!.length;
-  }
+  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + kids[i]!.length;
   const childIndex = new Int32Array(n > 0 ? n - 1 : 0);
   for (let i = 0; i < n; i++) childIndex.set(kids[i]!, childStart[i]!);
   const record: RigRecord = {
@@ -234,10 +230,6 @@ export function addRig(world: PhysikWorld, input: RigInput): RigHandle {
     joints: Int32Array.from(jointEids),
     childStart,
     childIndex,
-    exact: {
-      phi: new Float64Array(n * 9), beta: new Float64Array(n * 3), P: new Float64Array(n * 9), q: new Float64Array(n * 3),
-      K: new Float64Array(9 * maxKids * maxKids), R: new Float64Array(12 * maxKids),
-    },
     jointSlotStart: Int32Array.from(slotStart),
     jointSlots: Int32Array.from(slots),
     controlPoints: cpEids,

@@ -8,8 +8,8 @@
  * AngularLimit for its bones, Joint for its joints, ControlPoint for its control points, Rig for
  * the rig entity (a store added later, unknown here, gets all of them). Plus the RigRecord's
  * fields that change during a run: the script cursor, the settings and what is derived from
- * them (default cap, limit scale key). Per-step scratch (module scratch, `record.scratch`,
- * `record.exact`) is written before it is read every step, so it is not state.
+ * them (default cap, limit scale key). Per-step scratch (module scratch, `record.scratch`) is
+ * written before it is read every step, so it is not state.
  *
  * Limits:
  * - Kinematic solvers keep warm-start caches outside the world (WeakMaps keyed by the rig

@@ -22,8 +22,6 @@ export interface RigRecord {
   /** Children of the bone at depth-first index i: childIndex[childStart[i] .. childStart[i+1]) (indices). */
   childStart: Int32Array;
   childIndex: Int32Array;
-  /** Scratch of the exact joint solve: per bone Φ (3×3), β, per child P (3×3), q; dense K and R. */
-  exact: { phi: Float64Array; beta: Float64Array; P: Float64Array; q: Float64Array; K: Float64Array; R: Float64Array };
   /** Joint entities in depth-first order of their parent bone. */
   joints: Int32Array;
   /** Slots of joint j: jointSlots[jointSlotStart[j] .. jointSlotStart[j+1]); a non-grounded joint's first slot is its parent. */

@@ -559,7 +559,7 @@ function memorySection(built: Map<string, Built> | undefined): MemorySection {
   }
   const record = p.rigs[0]!;
   let scratch = 0;
-  for (const arr of [...Object.values(record.scratch), ...Object.values(record.exact)]) scratch += arr.byteLength;
+  for (const arr of Object.values(record.scratch)) scratch += arr.byteLength; // (the exact solve's scratch is shared by all rigs)
   for (const arr of [record.bones, record.joints, record.jointSlots, record.jointSlotStart, record.childStart, record.childIndex]) scratch += arr.byteLength;
   return {
     boneLayout: bone, angularLimitLayout: limit, jointLayout: joint, perBoneLayouts: bone + limit + joint, perEntitySlotAllStores: allStores,
