@@ -42,6 +42,13 @@ type Stores = Record<string, Float64Array | Int32Array | Uint8Array>;
 const rigFields: readonly (readonly [string, number])[] = Object.entries(RigLayout)
   .filter(([key]) => key !== 'root').map(([key, [, width]]) => [key, width] as const);
 export const RIG_VALUES = rigFields.reduce((n, [, w]) => n + w, 0);
+const rigWidths = Int32Array.from(rigFields, ([, w]) => w);
+
+/** The world's Rig store arrays of the shared fields, into `out` (looked up per frame: a growing store replaces its arrays). */
+function rigArraysOf(world: PhysikWorld, out: (Float64Array | Int32Array | Uint8Array)[]): void {
+  const Rig = world.physik.Rig as unknown as Stores;
+  for (let f = 0; f < rigFields.length; f++) out[f] = Rig[rigFields[f]![0]]!;
+}
 
 export interface PoseLayout { rigs: number; bones: number; points: number }
 
@@ -83,6 +90,7 @@ export interface PoseWriter {
 
 export function createPoseWriter(sab: SharedArrayBuffer): PoseWriter {
   const { header, slots, values } = slotsOf(sab);
+  const rigArrays: (Float64Array | Int32Array | Uint8Array)[] = [];
   let checked: PhysikWorld | null = null;
   return {
     publish(world, steps, applied, stepMs) {
@@ -93,12 +101,12 @@ export function createPoseWriter(sab: SharedArrayBuffer): PoseWriter {
       out[META_STEPS] = steps; out[META_APPLIED] = applied; out[META_STEP_MS] = stepMs;
       let k = META_VALUES;
       const { Bone, ControlPoint } = world.physik;
-      const Rig = world.physik.Rig as unknown as Stores;
+      rigArraysOf(world, rigArrays);
       const rigs = world.physik.rigs;
       for (let r = 0; r < rigs.length; r++) {
         const eid = rigs[r]!.eid;
-        for (let f = 0; f < rigFields.length; f++) {
-          const field = rigFields[f]!, arr = Rig[field[0]]!, width = field[1];
+        for (let f = 0; f < rigArrays.length; f++) {
+          const arr = rigArrays[f]!, width = rigWidths[f]!;
           for (let a = 0; a < width; a++) out[k++] = arr[eid * width + a]!;
         }
       }
@@ -146,6 +154,7 @@ export function createPoseReader(sab: SharedArrayBuffer): PoseReader {
   const { header, slots, values } = slotsOf(sab);
   const staged = new Float64Array(values);
   const meta = new Float64Array(META_VALUES);
+  const rigArrays: (Float64Array | Int32Array | Uint8Array)[] = [];
   let lastSlot = -1, lastSeq = -1;
   let checked: PhysikWorld | null = null;
 
@@ -175,12 +184,12 @@ export function createPoseReader(sab: SharedArrayBuffer): PoseReader {
       const applied = s[META_APPLIED]!;
       let k = META_VALUES;
       const { Bone, ControlPoint } = world.physik;
-      const Rig = world.physik.Rig as unknown as Stores;
+      rigArraysOf(world, rigArrays);
       const rigs = world.physik.rigs;
       for (let r = 0; r < rigs.length; r++) {
         const eid = rigs[r]!.eid;
-        for (let f = 0; f < rigFields.length; f++) {
-          const field = rigFields[f]!, arr = Rig[field[0]]!, width = field[1];
+        for (let f = 0; f < rigArrays.length; f++) {
+          const arr = rigArrays[f]!, width = rigWidths[f]!;
           for (let a = 0; a < width; a++) arr[eid * width + a] = s[k++]!;
         }
       }
