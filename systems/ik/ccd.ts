@@ -433,8 +433,14 @@ interface CcdScratch {
   dq: Float64Array; qt: Float64Array; acc: Float64Array;
   /** 1 if any axis of the bone is limited. */
   lim: Uint8Array;
-  /** The sweep: bones on goal chains, tip → root, with their goal ranges [g0, g1); skip 1 for fully locked non-root bones (local kept). */
-  visit: Int32Array; vg0: Int32Array; vg1: Int32Array; skip: Uint8Array; visitCount: number;
+  /** 1 for a fully locked non-root bone (per bone: its local is kept). */
+  skip: Uint8Array;
+  /** 1 on bones on a goal's chain (the goal's bone or an ancestor). */
+  mark: Uint8Array;
+  /** The goals' bones the chains below were made for (keyCount of them; -1: none yet). */
+  keyBones: Int32Array; keyCount: number;
+  /** The sweep: bones on goal chains, tip → root, with their goal ranges [g0, g1). */
+  visit: Int32Array; vg0: Int32Array; vg1: Int32Array; visitCount: number;
   /** Bones on goal chains, root → tip (the forward pass). */
   fwd: Int32Array; fwdCount: number;
   /** Per goal: attachment in the bone's frame (offset + (0, at·L, 0)) and target. */
@@ -453,7 +459,8 @@ function scratchOf(T: IkRig): CcdScratch {
     for (let k = 0; k < 3; k++) pose.push({ q: new Float64Array(n * 4), hd: new Float64Array(n * 3) });
     S = {
       n, pose, loc: new Float64Array(n * 4), poseIt: new Int32Array(3), att: new Float64Array(n * 3), dq: new Float64Array(n * 4), qt: new Float64Array(n * 4), acc: new Float64Array(n * 4), lim: new Uint8Array(n),
-      visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), skip: new Uint8Array(n), visitCount: 0,
+      skip: new Uint8Array(n), mark: new Uint8Array(n), keyBones: new Int32Array(ng), keyCount: -1,
+      visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), visitCount: 0,
       fwd: new Int32Array(n), fwdCount: 0, gv: new Float64Array(ng * 3), gt: new Float64Array(ng * 3),
       cx: 0, cy: 0, cz: 0, half: 0,
     };
@@ -464,24 +471,27 @@ function scratchOf(T: IkRig): CcdScratch {
 
 /**
  * Fill S (pose 0) from the world: world rotations (the rest pose in path-independent mode,
- * else the current one), attach offsets, locals, heads of every bone (forward kinematics over
- * S, placed as refreshPose places them: a pinned root's head at the pin, a floating root's at
- * centre − R (0, L/2, 0)), goal attachments and targets, limit flags, and the visiting
- * orders. The world itself is not written until writeBack.
+ * else the current one), attach offsets, heads of the bones on goal chains (forward
+ * kinematics over S, placed as refreshPose places them: a pinned root's head at the pin, a
+ * floating root's at centre − R (0, L/2, 0)), locals of the others, goal attachments and
+ * targets, limit flags, and the visiting orders. The world itself is not written until writeBack.
  */
 function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, pinned: boolean, rest: boolean): void {
   const bones = rig.bones, rot = rest ? T.restWorld : T.rot, attach = world.physik.Bone.attach, en = T.enabled;
   const P = S.pose[0]!, q = P.q, hd = P.hd, loc = S.loc, att = S.att, par = T.parentIndex;
-  const root = bones[0]!;
+  const root = bones[0]!, mark = S.mark;
   S.cx = T.centre[root * 3]!; S.cy = T.centre[root * 3 + 1]!; S.cz = T.centre[root * 3 + 2]!;
   S.half = 0.5 * T.length[root]!;
+  chains(T, S);
   for (let i = 0; i < T.n; i++) {
     const b = bones[i]!, o = i * 4, s = b * 4, i3 = i * 3, b3 = b * 3;
     const bx = rot[s]!, by = rot[s + 1]!, bz = rot[s + 2]!, bw = rot[s + 3]!;
     q[o] = bx; q[o + 1] = by; q[o + 2] = bz; q[o + 3] = bw;
     const vx = attach[b3]!, vy = attach[b3 + 1]!, vz = attach[b3 + 2]!;
     att[i3] = vx; att[i3 + 1] = vy; att[i3 + 2] = vz;
-    S.lim[i] = en[b3] === 1 || en[b3 + 1] === 1 || en[b3 + 2] === 1 ? 1 : 0;
+    const lim = en[b3] === 1 || en[b3 + 1] === 1 || en[b3 + 2] === 1;
+    S.lim[i] = lim ? 1 : 0;
+    S.skip[i] = lim && i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2) ? 1 : 0;
     const p = par[i]!;
     if (p < 0) {
       loc[o] = bx; loc[o + 1] = by; loc[o + 2] = bz; loc[o + 3] = bw;
@@ -496,17 +506,21 @@ function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch
       }
       // every pose has the root's head (pinned: it stays there)
       for (let k = 1; k < 3; k++) { const h2 = S.pose[k]!.hd; h2[i3] = hd[i3]!; h2[i3 + 1] = hd[i3 + 1]!; h2[i3 + 2] = hd[i3 + 2]!; }
-    } else {
-      // local = parent⁻¹ · world; head = parent's head + parent · attach
+    } else if (mark[i]) {
+      // on a goal's chain: its head (a pivot) = parent's head + parent · attach (a marked
+      // bone's parent is marked)
       const r = p * 4, p3 = p * 3, ax_ = q[r]!, ay = q[r + 1]!, az = q[r + 2]!, aw = q[r + 3]!;
-      loc[o] = aw * bx - ax_ * bw - ay * bz + az * by;
-      loc[o + 1] = aw * by + ax_ * bz - ay * bw - az * bx;
-      loc[o + 2] = aw * bz - ax_ * by + ay * bx - az * bw;
-      loc[o + 3] = aw * bw + ax_ * bx + ay * by + az * bz;
       const tx = 2 * (ay * vz - az * vy), ty = 2 * (az * vx - ax_ * vz), tz = 2 * (ax_ * vy - ay * vx);
       hd[i3] = hd[p3]! + vx + aw * tx + (ay * tz - az * ty);
       hd[i3 + 1] = hd[p3 + 1]! + vy + aw * ty + (az * tx - ax_ * tz);
       hd[i3 + 2] = hd[p3 + 2]! + vz + aw * tz + (ax_ * ty - ay * tx);
+    } else {
+      // off the chains: its local = parent⁻¹ · world, to rebuild it under its moved parent
+      const r = p * 4, ax_ = q[r]!, ay = q[r + 1]!, az = q[r + 2]!, aw = q[r + 3]!;
+      loc[o] = aw * bx - ax_ * bw - ay * bz + az * by;
+      loc[o + 1] = aw * by + ax_ * bz - ay * bw - az * bx;
+      loc[o + 2] = aw * bz - ax_ * by + ay * bx - az * bw;
+      loc[o + 3] = aw * bw + ax_ * bx + ay * by + az * bz;
     }
   }
   for (let g = 0; g < T.goalCount; g++) {
@@ -516,21 +530,37 @@ function loadScratch(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch
     S.gv[g3 + 2] = T.cpOffset[c3 + 2]!;
     S.gt[g3] = T.effective[c3]!; S.gt[g3 + 1] = T.effective[c3 + 1]!; S.gt[g3 + 2] = T.effective[c3 + 2]!;
   }
-  markChains(T);
-  let nv = 0, nf = 0, g0 = T.goalCount;
+}
+
+/**
+ * S.mark (bones on a goal's chain) and the visiting orders with the goal ranges, from this
+ * solve's goals (T.goalBone); kept while the goals' bones stay the same (they depend on
+ * nothing else: the rig's topology is fixed).
+ */
+function chains(T: IkRig, S: CcdScratch): void {
+  const gc = T.goalCount, gb = T.goalBone, key = S.keyBones;
+  let same = S.keyCount === gc;
+  for (let g = 0; same && g < gc; g++) same = key[g] === gb[g];
+  if (same) return;
+  S.keyCount = gc;
+  for (let g = 0; g < gc; g++) key[g] = gb[g]!;
+  const mark = S.mark, par = T.parentIndex;
+  for (let i = 0; i < T.n; i++) mark[i] = 0;
+  for (let g = 0; g < gc; g++) {
+    for (let i = gb[g]!; i >= 0 && !mark[i]; i = par[i]!) mark[i] = 1;
+  }
+  let nv = 0, nf = 0, g0 = gc;
   for (let i = T.n - 1; i >= 0; i--) {
-    if (!T.mark[i]) continue;
+    if (!mark[i]) continue;
     // goals are sorted by bone index and a subtree is an index range: its goals are [g0, g1);
     // going down the indices, g0 only moves down
-    while (g0 > 0 && T.goalBone[g0 - 1]! >= i) g0--;
+    while (g0 > 0 && gb[g0 - 1]! >= i) g0--;
     let g1 = g0;
-    while (g1 < T.goalCount && T.goalBone[g1]! < T.subtreeEnd[i]!) g1++;
-    const b = bones[i]!;
+    while (g1 < gc && gb[g1]! < T.subtreeEnd[i]!) g1++;
     S.visit[nv] = i; S.vg0[nv] = g0; S.vg1[nv] = g1;
-    S.skip[nv] = i > 0 && locked(T, b, 0) && locked(T, b, 1) && locked(T, b, 2) ? 1 : 0;
     nv++;
   }
-  for (let i = 0; i < T.n; i++) if (T.mark[i]) S.fwd[nf++] = i;
+  for (let i = 0; i < T.n; i++) if (mark[i]) S.fwd[nf++] = i;
   S.visitCount = nv; S.fwdCount = nf;
 }
 
@@ -731,7 +761,7 @@ function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, pinned: boolean
   const visit = S.visit, vg0 = S.vg0, vg1 = S.vg1, skip = S.skip, tiny2 = T.tiny * T.tiny, col2 = COLINEAR * COLINEAR;
   for (let k = 0; k < S.visitCount; k++) {
     const i = visit[k]!, o = i * 4;
-    if (skip[k] === 1) { dq[o] = 0; dq[o + 1] = 0; dq[o + 2] = 0; dq[o + 3] = 1; continue; } // fully locked: no turn
+    if (skip[i] === 1) { dq[o] = 0; dq[o + 1] = 0; dq[o + 2] = 0; dq[o + 3] = 1; continue; } // fully locked: no turn
     const g0 = vg0[k]!, g1 = vg1[k]!;
     // the pivot: the head, or a floating root's centre
     let px: number, py: number, pz: number;
@@ -787,59 +817,71 @@ function sweep(rig: RigRecord, T: IkRig, S: CcdScratch, A: Pose, pinned: boolean
  */
 function forward(T: IkRig, S: CcdScratch, A: Pose, B: Pose, pinned: boolean): void {
   const qa = A.q, q = B.q, hd = B.hd, acc = S.acc, dq = S.dq, att = S.att, par = T.parentIndex, fwd = S.fwd;
+  // the previous bone's results, carried: in a chain it is the next bone's parent
+  let last = -1, lax = 0, lay = 0, laz = 0, law = 1, lqx = 0, lqy = 0, lqz = 0, lqw = 1, lhx = 0, lhy = 0, lhz = 0;
   for (let k = 0; k < S.fwdCount; k++) {
     const i = fwd[k]!, o = i * 4, i3 = i * 3, p = par[i]!;
     let ux = dq[o]!, uy = dq[o + 1]!, uz = dq[o + 2]!, uw = dq[o + 3]!;
+    let hx: number, hy: number, hz: number;
     if (p >= 0) {
+      if (p !== last) {
+        const r = p * 4, p3 = p * 3;
+        lax = acc[r]!; lay = acc[r + 1]!; laz = acc[r + 2]!; law = acc[r + 3]!;
+        lqx = q[r]!; lqy = q[r + 1]!; lqz = q[r + 2]!; lqw = q[r + 3]!;
+        lhx = hd[p3]!; lhy = hd[p3 + 1]!; lhz = hd[p3 + 2]!;
+      }
       // acc = acc(parent) · D: not normalised (each factor is unit to rounding; the
       // normalisation below stays off this chain from bone to bone)
-      const r = p * 4, ax_ = acc[r]!, ay = acc[r + 1]!, az = acc[r + 2]!, aw = acc[r + 3]!;
       const dx = ux, dy = uy, dz = uz, dw = uw;
-      ux = aw * dx + ax_ * dw + ay * dz - az * dy;
-      uy = aw * dy - ax_ * dz + ay * dw + az * dx;
-      uz = aw * dz + ax_ * dy - ay * dx + az * dw;
-      uw = aw * dw - ax_ * dx - ay * dy - az * dz;
+      ux = law * dx + lax * dw + lay * dz - laz * dy;
+      uy = law * dy - lax * dz + lay * dw + laz * dx;
+      uz = law * dz + lax * dy - lay * dx + laz * dw;
+      uw = law * dw - lax * dx - lay * dy - laz * dz;
       // head: the parent's head + the attach offset rotated by the parent's new rotation
-      const p3 = p * 3, vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
-      const cx = q[r]!, cy = q[r + 1]!, cz = q[r + 2]!, cw = q[r + 3]!;
+      const vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
       if (vx === 0 && vz === 0) {
         // attached on the parent's axis (at its tail, as a chain is): the matrix's y column × vy
-        hd[i3] = hd[p3]! + 2 * (cx * cy - cz * cw) * vy;
-        hd[i3 + 1] = hd[p3 + 1]! + (1 - 2 * (cx * cx + cz * cz)) * vy;
-        hd[i3 + 2] = hd[p3 + 2]! + 2 * (cy * cz + cx * cw) * vy;
+        hx = lhx + 2 * (lqx * lqy - lqz * lqw) * vy;
+        hy = lhy + (1 - 2 * (lqx * lqx + lqz * lqz)) * vy;
+        hz = lhz + 2 * (lqy * lqz + lqx * lqw) * vy;
       } else {
-        const tx = 2 * (cy * vz - cz * vy), ty = 2 * (cz * vx - cx * vz), tz = 2 * (cx * vy - cy * vx);
-        hd[i3] = hd[p3]! + vx + cw * tx + (cy * tz - cz * ty);
-        hd[i3 + 1] = hd[p3 + 1]! + vy + cw * ty + (cz * tx - cx * tz);
-        hd[i3 + 2] = hd[p3 + 2]! + vz + cw * tz + (cx * ty - cy * tx);
+        const tx = 2 * (lqy * vz - lqz * vy), ty = 2 * (lqz * vx - lqx * vz), tz = 2 * (lqx * vy - lqy * vx);
+        hx = lhx + vx + lqw * tx + (lqy * tz - lqz * ty);
+        hy = lhy + vy + lqw * ty + (lqz * tx - lqx * tz);
+        hz = lhz + vz + lqw * tz + (lqx * ty - lqy * tx);
       }
+    } else {
+      hx = hd[i3]!; hy = hd[i3 + 1]!; hz = hd[i3 + 2]!;
     }
     acc[o] = ux; acc[o + 1] = uy; acc[o + 2] = uz; acc[o + 3] = uw;
     // world = acc · A's world
     const bx = qa[o]!, by = qa[o + 1]!, bz = qa[o + 2]!, bw = qa[o + 3]!;
-    const x = uw * bx + ux * bw + uy * bz - uz * by;
-    const y = uw * by - ux * bz + uy * bw + uz * bx;
-    const z = uw * bz + ux * by - uy * bx + uz * bw;
-    const w = uw * bw - ux * bx - uy * by - uz * bz;
+    let x = uw * bx + ux * bw + uy * bz - uz * by;
+    let y = uw * by - ux * bz + uy * bw + uz * bx;
+    let z = uw * bz + ux * by - uy * bx + uz * bw;
+    let w = uw * bw - ux * bx - uy * by - uz * bz;
     // normalise: |q|² is 1 to rounding here (unit factors), where one Newton step
     // 1/|q| ≈ 1.5 − 0.5 |q|² is exact to double precision (error 3δ²/8 for |q|² = 1 + δ)
     // and needs no square root; otherwise the square root
     const n2 = x * x + y * y + z * z + w * w;
     if (n2 > 1 - 1e-9 && n2 < 1 + 1e-9) {
       const s = 1.5 - 0.5 * n2;
-      q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = w * s;
+      x *= s; y *= s; z *= s; w *= s;
     } else {
       const m = Math.sqrt(n2);
       const s = m > 0 ? 1 / m : 0;
-      q[o] = x * s; q[o + 1] = y * s; q[o + 2] = z * s; q[o + 3] = m === 0 ? 1 : w * s;
+      x *= s; y *= s; z *= s; w = m === 0 ? 1 : w * s;
     }
+    q[o] = x; q[o + 1] = y; q[o + 2] = z; q[o + 3] = w;
     if (p < 0 && !pinned) {
       // the root's head from its centre: centre − R (0, L/2, 0)
-      const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!, h = S.half;
-      hd[i3] = S.cx - 2 * (qx * qy - qz * qw) * h;
-      hd[i3 + 1] = S.cy - (1 - 2 * (qx * qx + qz * qz)) * h;
-      hd[i3 + 2] = S.cz - 2 * (qy * qz + qx * qw) * h;
+      const h = S.half;
+      hx = S.cx - 2 * (x * y - z * w) * h;
+      hy = S.cy - (1 - 2 * (x * x + z * z)) * h;
+      hz = S.cz - 2 * (y * z + x * w) * h;
     }
+    hd[i3] = hx; hd[i3 + 1] = hy; hd[i3 + 2] = hz;
+    last = i; lax = ux; lay = uy; laz = uz; law = uw; lqx = x; lqy = y; lqz = z; lqw = w; lhx = hx; lhy = hy; lhz = hz;
   }
   effectors(T, S, B);
 }
@@ -875,7 +917,7 @@ function writeBack(world: PhysikWorld, rig: RigRecord, T: IkRig, S: CcdScratch, 
   const q = F.q, loc = S.loc, par = T.parentIndex, rot = T.rot, bones = rig.bones;
   for (let i = 0; i < T.n; i++) {
     const o = i * 4;
-    if (rebuild && !T.mark[i]) {
+    if (rebuild && !S.mark[i]) {
       const p = par[i]!;
       if (p < 0) { q[o] = loc[o]!; q[o + 1] = loc[o + 1]!; q[o + 2] = loc[o + 2]!; q[o + 3] = loc[o + 3]!; }
       else quatMul(q, o, q, p * 4, loc, o);
