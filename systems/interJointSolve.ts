@@ -26,7 +26,7 @@ import { steppingRigs } from '../src/core/world';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
-import { existingLimitCoupling, coupledJointForces, applyCouplingTorques } from './limitCoupling';
+import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, type LimitCoupling } from './limitCoupling';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -310,6 +310,20 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
   worstOut[0] = worst;
 }
 
+/** The exact solve with the pressed limits coupled (limitCoupling.ts); false when it failed. */
+function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
+  if (!coupledJointForces(world, rig, coupling)) return false;
+  if (releaseStickyLimits(world, rig, coupling) > 0) {
+    // a speculative limit spring would have pulled its joint: solve again without it
+    freeAccelerations(world.physik.Bone, rig);
+    if (coupling.active === 0) { exactJointForces(world, rig); return true; }
+    if (!coupledJointForces(world, rig, coupling)) return false;
+  }
+  applyJointForces(world, rig);
+  applyCouplingTorques(world, rig, coupling);
+  return true;
+}
+
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const rigs = steppingRigs(world);
@@ -325,8 +339,7 @@ export function interJointSolve(world: PhysikWorld): void {
     if (s.interJoint === 'exact') {
       const coupling = s.limitImplicit ? existingLimitCoupling(rig) : undefined;
       if (coupling && coupling.active > 0) {
-        if (coupledJointForces(world, rig, coupling)) { applyJointForces(world, rig); applyCouplingTorques(world, rig, coupling); }
-        else status = STATUS_DIVERGED;
+        if (!coupledSolve(world, rig, coupling)) status = STATUS_DIVERGED;
       } else {
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }

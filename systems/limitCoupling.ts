@@ -48,7 +48,17 @@ export interface LimitCoupling {
   T: Float64Array; // 36 per bone
   t: Float64Array; // 6 per bone
   u: Float64Array; // 6 per bone
+  /**
+   * Speculative limit springs this step (torsionSprings.ts: inside the limit now, past it by the
+   * end of the step): per entry the bone's depth-first index, and u (3), τ along u, k dt², θ, the
+   * limit, and the side (+1 upper, −1 lower).
+   */
+  speculativeCount: number;
+  speculativeBone: Int32Array;
+  speculative: Float64Array;
 }
+/** Values per speculative entry in LimitCoupling.speculative. */
+export const SPECULATIVE_WIDTH = 8;
 
 const couplings = new WeakMap<RigRecord, LimitCoupling>();
 
@@ -71,6 +81,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
     K: new Float64Array(6 * n), active: 0, tau: new Float64Array(3 * n), parentIndex,
     A: new Float64Array(36 * n), g: new Float64Array(6 * n), M: new Float64Array(18 * n), m: new Float64Array(3 * n),
     T: new Float64Array(36 * n), t: new Float64Array(6 * n), u: new Float64Array(6 * n),
+    speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
   couplings.set(rig, c);
   return c;
@@ -351,4 +362,43 @@ export function applyCouplingTorques(world: PhysikWorld, rig: RigRecord, couplin
       angAcc[b3 + 2] += s * (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
     }
   }
+}
+
+/**
+ * After a coupled solve: drop each speculative limit spring whose joint, with the solved
+ * accelerations, would end the step inside its limit, θ + dt (ω_rel + dt α_rel)·u short of it.
+ * Such a spring pulled the joint toward the limit (it is one-sided: it may only stop a joint,
+ * as a contact may only push); its torque comes off Bone.torque and its stiffness off K, and the
+ * caller solves again. One round: a spring left sticky by the second solve stays (measured rare).
+ * Returns how many were dropped.
+ */
+export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): number {
+  const { angVel, torque } = world.physik.Bone;
+  const { speculative: S, speculativeBone, parentIndex, u, K } = coupling;
+  const dt = rig.settings.dt;
+  let released = 0;
+  for (let e = 0; e < coupling.speculativeCount; e++) {
+    const i = speculativeBone[e]!, pi = parentIndex[i]!, o = e * SPECULATIVE_WIDTH;
+    const b = rig.bones[i]!, p = rig.bones[pi]!, b3 = b * 3, p3 = p * 3;
+    const ux = S[o]!, uy = S[o + 1]!, uz = S[o + 2]!;
+    const wx = angVel[b3]! - angVel[p3]! + dt * (u[i * 6 + 3]! - u[pi * 6 + 3]!);
+    const wy = angVel[b3 + 1]! - angVel[p3 + 1]! + dt * (u[i * 6 + 4]! - u[pi * 6 + 4]!);
+    const wz = angVel[b3 + 2]! - angVel[p3 + 2]! + dt * (u[i * 6 + 5]! - u[pi * 6 + 5]!);
+    const end = S[o + 5]! + dt * (wx * ux + wy * uy + wz * uz);
+    const side = S[o + 7]!;
+    if ((end - S[o + 6]!) * side >= 0) continue; // it stops at or past the limit: a push
+    const tau = S[o + 3]!, kd = S[o + 4]!;
+    torque[b3] -= tau * ux; torque[b3 + 1] -= tau * uy; torque[b3 + 2] -= tau * uz;
+    torque[p3] += tau * ux; torque[p3 + 1] += tau * uy; torque[p3 + 2] += tau * uz;
+    if (kd > 0) {
+      const k6 = i * 6;
+      K[k6] -= kd * ux * ux; K[k6 + 1] -= kd * ux * uy; K[k6 + 2] -= kd * ux * uz;
+      K[k6 + 3] -= kd * uy * uy; K[k6 + 4] -= kd * uy * uz; K[k6 + 5] -= kd * uz * uz;
+      coupling.active--;
+    }
+    released++;
+  }
+  coupling.speculativeCount = 0;
+  if (coupling.active === 0) K.fill(0); // no residue of the subtractions
+  return released;
 }
