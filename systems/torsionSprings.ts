@@ -24,14 +24,15 @@
  * 7 with the coupling). Either keeps stiff limits on light bones stable at any dt.
  * `limitImplicit: false` is the paper's explicit spring.
  *
- * Speculative (with implicit springs): a joint inside its limits but moving fast enough to pass
- * one within the step, θ + dt u·ω_rel beyond it, gets the implicit spring from the start of the
- * step, τ = −k (θ + dt ω_rel·u + dt² α_rel·u − limit), as physics engines treat contacts about
- * to happen. Without it a light finger flicked shut (12 rad/s at dt 0.05, 34° a step) passed its
- * limit by a step's travel before any spring acted: the hand scene's peak violation was 31.5°,
- * now 10.2° (cannon 18.5° → 7.3°, spiral 37° → 17.6°, humanoid 4.6° → 2.5°). The hard
- * stop is not brought forward the same way: on the 50-link spiral that made links whip round
- * (peak 148°), so it still starts from where the joint is.
+ * Speculative (implicit springs with the exact solve): a joint inside its limits but moving fast
+ * enough to pass one within the step, θ + dt u·ω_rel beyond it, gets the implicit spring from the
+ * start of the step, τ = −k (θ + dt ω_rel·u + dt² α_rel·u − limit), as physics engines treat
+ * contacts about to happen; the solve takes it back when it would pull the joint toward the limit
+ * instead of stopping it (limitCoupling.ts, releaseStickyLimits). Without it a light finger flicked
+ * shut (12 rad/s at dt 0.05, 34° a step) passed its limit by a step's travel before any spring
+ * acted. Peak violations with it: hand 31.5° → 21.5° (what is left is a metacarpal's twist),
+ * cannon 18.5° → 6.7°, spiral 37° → 18.9°, humanoid 4.6° → 2.5°. The hard stop is not brought
+ * forward the same way: on the 50-link spiral that made links whip round (peak 148°).
  *
  * Past ±180°: φ is taken on the w >= 0 hemisphere, so where |φ| passes π it jumps to the
  * other side and a limit on one axis could see its angle jump with it (a free axis turning
