@@ -45,8 +45,8 @@
  * 'path-independent' resets every bone to its rest world rotation (root centre or pin stays)
  * and iterates to `ikTolerance` × rig height or the cap. Status: converged within tolerance,
  * stalled at the cap or when an iteration changes nothing (unreachable or blocked), diverged
- * if anything became non-finite (the pose at the start of the solve is restored; rotations are
- * checked before they are written).
+ * if anything became non-finite (the world keeps the pose of the solve's start: a solve works
+ * on its own copies and writes the world once, at the end).
  *
  * Limits of the method: per-axis limits hold after every joint update, but CCD with tight
  * limits converges slowly and, like any local method, can stop short of a reachable goal.
@@ -402,7 +402,7 @@ const qr = new Float64Array(4);
 /**
  * Axis and angle of a turn (ux, uy, uz, angle), and a vector for normalAxis: numbers go to
  * non-inlined helpers through arrays, as a floating-point argument would be boxed (the heap
- * profiler found ~5 kB a humanoid step in ccdJoint's calls before).
+ * profiler found ~5 kB a humanoid step in the joint's calls before).
  */
 const turnArg = new Float64Array(4);
 const vecArg = new Float64Array(3);
