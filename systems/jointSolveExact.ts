@@ -332,8 +332,18 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     solve3();
     const fx = R3[3]!, fy = R3[7]!, fz = R3[11]!;
     jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-    // the world holds the root's head: only the root feels this force
-    if (fx !== 0 || fy !== 0 || fz !== 0) addForceAtHead(head, centre, effMass, J, acc, angAcc, root, fx, fy, fz);
+    // the world holds the root's head: only the root feels this force (written out, as below:
+    // a call passing the force's doubles would box them, an allocation per step)
+    if (fx !== 0 || fy !== 0 || fz !== 0) {
+      const rx = head[r3]! - centre[r3]!, ry = head[r3 + 1]! - centre[r3 + 1]!, rz = head[r3 + 2]! - centre[r3 + 2]!;
+      const s = 1 / effMass[root]!;
+      acc[r3] += fx * s; acc[r3 + 1] += fy * s; acc[r3 + 2] += fz * s;
+      const tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
+      const j = root * 6;
+      angAcc[r3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
+      angAcc[r3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
+      angAcc[r3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+    }
   } else {
     jointForce[r3] = 0; jointForce[r3 + 1] = 0; jointForce[r3 + 2] = 0;
   }
@@ -348,7 +358,8 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     jointForce[c3] = fx; jointForce[c3 + 1] = fy; jointForce[c3 + 2] = fz;
     if (fx === 0 && fy === 0 && fz === 0) continue;
     // +F at the child's head (the joint) on the child, −F at the same point on the parent
-    // (written out: V8 did not inline a call here)
+    // (interJointSolve's applyJointForces for one bone, written out: a call here was not
+    // inlined, and passing it the force's doubles boxed them)
     const jx = head[c3]!, jy = head[c3 + 1]!, jz = head[c3 + 2]!;
     let rx = jx - centre[c3]!, ry = jy - centre[c3 + 1]!, rz = jz - centre[c3 + 2]!;
     let s = 1 / effMass[c]!;
@@ -367,25 +378,6 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
     angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
   }
-}
-
-/**
- * +F at bone b's head on b alone (the pinned root: the world holds its head), added to its
- * linear and angular accelerations (J: the inverse effective inertias, world).
- */
-function addForceAtHead(
-  head: Float64Array, centre: Float64Array, effMass: Float64Array, J: Float64Array, acc: Float64Array, angAcc: Float64Array,
-  b: number, fx: number, fy: number, fz: number,
-): void {
-  const b3 = b * 3;
-  const rx = head[b3]! - centre[b3]!, ry = head[b3 + 1]! - centre[b3 + 1]!, rz = head[b3 + 2]! - centre[b3 + 2]!;
-  const s = 1 / effMass[b]!;
-  acc[b3] += fx * s; acc[b3 + 1] += fy * s; acc[b3 + 2] += fz * s;
-  const tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
-  const j = b * 6;
-  angAcc[b3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-  angAcc[b3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-  angAcc[b3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
 }
 
 /** Two children: the dense 6×6 system K [P | q] = [M(r_i, r_h) | a0(r_i) − β_ci]. */
