@@ -1,7 +1,10 @@
 /**
  * The browser tests' shared setup. The sandbox is the production build, made and served once
  * per run by global-setup.ts (Vite `build()` into a temporary directory, then `preview()` on
- * 127.0.0.1 at a free port); its address arrives through `inject('baseUrl')`. Each test file
+ * 127.0.0.1 at a free port); its address arrives through `inject('baseUrl')`. The preview
+ * server sends vite.config.ts's `preview.headers` (COOP same-origin, COEP require-corp), so
+ * every page is cross-origin isolated, as worker mode's SharedArrayBuffer needs (worker.test.ts
+ * strips them with page.route to see the fallback). Each test file
  * launches Debian's Chromium (playwright-core, WebGL through SwiftShader). `useSandbox()`
  * registers the start and stop hooks and returns `open(query)`, which opens the sandbox page
  * and (unless told not to) waits until it has rendered a few frames, collecting console and
