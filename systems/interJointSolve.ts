@@ -316,7 +316,8 @@ function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCouplin
   if (releaseStickyLimits(world, rig, coupling) > 0) {
     // a speculative limit spring would have pulled its joint: solve again without it
     freeAccelerations(world.physik.Bone, rig);
-    if (coupling.active === 0) { exactJointForces(world, rig); return true; }
+    // (again the coupled solve even if no spring is left: K = 0 is the plain ball joint, and
+    // the other solve, rarely run on such a rig, would run cold)
     if (!coupledJointForces(world, rig, coupling)) return false;
   }
   applyJointForces(world, rig);
@@ -338,7 +339,10 @@ export function interJointSolve(world: PhysikWorld): void {
     let status = STATUS_CONVERGED;
     if (s.interJoint === 'exact') {
       const coupling = s.limitImplicit ? existingLimitCoupling(rig) : undefined;
-      if (coupling && coupling.active > 0) {
+      // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
+      // ball joint): switching back and forth left the other solve cold, run by the
+      // interpreter, which allocates (measured ~1 kB a step on the humanoid)
+      if (coupling) {
         if (!coupledSolve(world, rig, coupling)) status = STATUS_DIVERGED;
       } else {
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)

@@ -79,10 +79,9 @@ export function limitRotationVector(world: PhysikWorld, b: number, out: Float64A
   const turn = Math.sqrt(x * x + y * y + z * z);
   if (!(turn > ALT_MIN_TURN)) return;
   const g = (turn - 2 * Math.PI) / turn;
-  const L = world.physik.AngularLimit, b3 = b * 3;
-  if (rigLimitEnergy(L, b3, x * g, y * g, z * g, 0, -1, -1) < rigLimitEnergy(L, b3, x, y, z, 0, -1, -1)) {
-    out[0] = x * g; out[1] = y * g; out[2] = z * g;
-  }
+  springParams[0] = 0; springParams[1] = -1; springParams[2] = -1; springParams[3] = g; // the linear spring, no band
+  energyPhi[0] = x; energyPhi[1] = y; energyPhi[2] = z;
+  if (longWayLower(world.physik.AngularLimit, b * 3)) { out[0] = x * g; out[1] = y * g; out[2] = z * g; }
 }
 
 /**
@@ -118,29 +117,45 @@ export function limitTorqueDirection(out: Float64Array, phi: Float64Array, a: nu
 const ALT_MIN_TURN = 0.1 * Math.PI;
 
 /**
- * Energy / k of one axis's spring at angle θ (band, hard stop and cap as torsionSprings
- * applies them; capAngle < 0 for a linear spring): the integral of the spring's torque.
+ * The spring parameters and the rotation vector rigLimitEnergy() reads, in arrays: calls with
+ * double arguments or a double result box them (an allocation each) where V8 does not inline.
+ * springParams: band tolerance, hard-stop band (< 0: none), cap angle (< 0: linear).
  */
-function axisLimitEnergy(theta: number, mn: number, mx: number, tol: number, hardBand: number, capAngle: number): number {
-  const band = tol * (mx - mn);
-  let e = 0;
-  if (theta > mx - band) e = theta - mx + band;
-  else if (theta < mn + band) e = mn + band - theta;
-  else return 0;
-  const eh = hardBand >= 0 ? hardBand + band : Infinity; // where the hard stop starts
-  const e1 = e < eh ? e : eh;
-  let energy = capAngle >= 0 && e1 > capAngle ? capAngle * e1 - 0.5 * capAngle * capAngle : 0.5 * e1 * e1;
-  if (e > eh) energy += 0.5 * (e * e - eh * eh) + 0.5 * (HARD_STOP_FACTOR - 1) * (e - eh) * (e - eh);
-  return energy;
+const springParams = new Float64Array(4); // [3]: the long way's scale (θ − 2π) / θ
+const energyPhi = new Float64Array(3);
+const energyOut = new Float64Array(1);
+
+/**
+ * Σ over bone b's limited axes of the spring energy / k at energyPhi (× springParams[3] the
+ * long way), to energyOut[0]: band, hard stop and cap as torsionSprings applies them, the
+ * integral of the spring's torque. (One function, no double arguments or result: see above.)
+ */
+function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, longWay: boolean): void {
+  const tol = springParams[0]!, hardBand = springParams[1]!, capAngle = springParams[2]!;
+  const scale = longWay ? springParams[3]! : 1;
+  let energy = 0;
+  for (let a = 0; a < 3; a++) {
+    if (!L.enabled[b3 + a]) continue;
+    const theta = energyPhi[a]! * scale, mn = L.min[b3 + a]!, mx = L.max[b3 + a]!;
+    const band = tol * (mx - mn);
+    let e = 0;
+    if (theta > mx - band) e = theta - mx + band;
+    else if (theta < mn + band) e = mn + band - theta;
+    else continue;
+    const eh = hardBand >= 0 ? hardBand + band : Number.POSITIVE_INFINITY; // where the hard stop starts
+    const e1 = e < eh ? e : eh;
+    energy += capAngle >= 0 && e1 > capAngle ? capAngle * e1 - 0.5 * capAngle * capAngle : 0.5 * e1 * e1;
+    if (e > eh) energy += 0.5 * (e * e - eh * eh) + 0.5 * (HARD_STOP_FACTOR - 1) * (e - eh) * (e - eh);
+  }
+  energyOut[0] = energy;
 }
 
-/** Σ over bone b's limited axes of axisLimitEnergy at rotation vector (x, y, z). */
-function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, x: number, y: number, z: number, tol: number, hardBand: number, capAngle: number): number {
-  let energy = 0;
-  if (L.enabled[b3]) energy += axisLimitEnergy(x, L.min[b3]!, L.max[b3]!, tol, hardBand, capAngle);
-  if (L.enabled[b3 + 1]) energy += axisLimitEnergy(y, L.min[b3 + 1]!, L.max[b3 + 1]!, tol, hardBand, capAngle);
-  if (L.enabled[b3 + 2]) energy += axisLimitEnergy(z, L.min[b3 + 2]!, L.max[b3 + 2]!, tol, hardBand, capAngle);
-  return energy;
+/** True when bone b's limits hold less energy at energyPhi × springParams[3] than at energyPhi. */
+function longWayLower(L: PhysikWorld['physik']['AngularLimit'], b3: number): boolean {
+  rigLimitEnergy(L, b3, true);
+  const eAlt = energyOut[0]!;
+  rigLimitEnergy(L, b3, false);
+  return eAlt < energyOut[0]!;
 }
 
 export function torsionSprings(world: PhysikWorld): void {
@@ -161,6 +176,7 @@ export function torsionSprings(world: PhysikWorld): void {
     const hardBand = s.limitHardStop ? s.limitHardStopDeg * DEG : -1;
     const absolute = s.limitStiffnessAbsolute;
     const rigStiffness = s.limitStiffness;
+    springParams[0] = tol; springParams[1] = hardBand; springParams[2] = capped ? capAngle : -1;
     const dt = s.dt;
     // limits that will be passed within the step act from its start (with the coupled solve,
     // which can take back a spring that would pull: limitCoupling.ts releaseStickyLimits)
@@ -205,10 +221,10 @@ export function torsionSprings(world: PhysikWorld): void {
           // the same rotation the long way round, φ (θ − 2π) / θ, when its springs hold less
           // energy: the limits' energy is then continuous where |φ| passes π (see header)
           if (turn > ALT_MIN_TURN) {
+            energyPhi[0] = phi0; energyPhi[1] = phi1; energyPhi[2] = phi2;
             const g = (turn - 2 * Math.PI) / turn;
-            const ePhi = rigLimitEnergy(AngularLimit, b3, phi0, phi1, phi2, tol, hardBand, capped ? capAngle : -1);
-            const eAlt = rigLimitEnergy(AngularLimit, b3, phi0 * g, phi1 * g, phi2 * g, tol, hardBand, capped ? capAngle : -1);
-            if (eAlt < ePhi) { phi0 *= g; phi1 *= g; phi2 *= g; }
+            springParams[3] = g;
+            if (longWayLower(AngularLimit, b3)) { phi0 *= g; phi1 *= g; phi2 *= g; }
           }
         }
       }

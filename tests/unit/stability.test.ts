@@ -127,12 +127,15 @@ describe("the paper's settings", () => {
     // explicit damping c = 20 on 0.25 kg bones is unstable at dt = 0.05; retried in substeps no
     // step is refused, but the guard only sees steps too fast, and 8 substeps pass it while
     // still amplifying: the rig churns (known weakness: the guard has no energy-growth test),
-    // and the settling status reports it as stalled rather than converged
+    // and the settling status never claims it converged (stalled or settling: the churn is
+    // chaotic, so which of the two it shows after 1500 steps changes with the last bits of
+    // the solve)
     const r = run(0.25, 1, { damping: 20, dampingMode: 'explicit' }, 1500);
     expect(r.final.divergedSteps).toBe(0);
     expect(r.final.retriedSteps).toBeGreaterThan(0);
     expect(r.finite).toBe(true);
-    expect(r.final.status).toBe('stalled');
+    expect(['stalled', 'settling']).toContain(r.final.status);
+    expect(r.final.atRest).toBe(false);
   });
 
   it('a rig that blows up is caught before it flies off (design: "held at its last good state")', () => {
