@@ -343,7 +343,9 @@ export function interJointSolve(world: PhysikWorld): void {
       // ball joint): switching back and forth left the other solve cold, run by the
       // interpreter, which allocates (measured ~1 kB a step on the humanoid)
       if (coupling) {
-        if (!coupledSolve(world, rig, coupling)) status = STATUS_DIVERGED;
+        // (should the coupled solve fail, a matrix singular in floating point, the step takes
+        // the plain solve: the pressed limits' dt² part is then left out for that step)
+        if (!coupledSolve(world, rig, coupling)) exactJointForces(world, rig);
       } else {
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }

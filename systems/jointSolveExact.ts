@@ -106,7 +106,7 @@ function centripetalAt(angVel: Float64Array, b: number, l: number, on: boolean):
 }
 
 /** Solve the n×n system K X = R in place (R has w columns), partial pivoting; X left in R. */
-function solveDense(K: Float64Array, R: Float64Array, n: number, w: number): void {
+export function solveDense(K: Float64Array, R: Float64Array, n: number, w: number): void {
   for (let col = 0; col < n; col++) {
     let piv = col, best = Math.abs(K[col * n + col]!);
     for (let row = col + 1; row < n; row++) {

@@ -27,11 +27,14 @@
  * motion follow from its parent's motion. With K = 0 this is the same system as
  * jointSolveExact.ts (the tests compare them).
  *
- * Cost: a 6×6 Cholesky solve and a few 6×6 products per bone, several times the 3×3 path of
- * jointSolveExact.ts, so interJointSolve uses it only on steps where some limit is pressed.
+ * Cost: per joint a 3×3 inverse and a few structured 6×6 products, 2–3× the 3×3 path of
+ * jointSolveExact.ts; a rig uses it from the first step it presses a limit on (every humanoid:
+ * the hinges' locked axes are always pressed). The root's 6×6 system is solved by elimination
+ * with pivoting (jointSolveExact's solveDense).
  * No allocation per step: scratch grows once per rig (a WeakMap keyed by the rig record).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import { solveDense } from './jointSolveExact';
 
 /** Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are set. */
 export interface LimitCoupling {
@@ -94,39 +97,6 @@ const Ia = new Float64Array(36);
 const pa = new Float64Array(6);
 const W = new Float64Array(9);
 const cen = new Float64Array(3);
-
-/** Cholesky factor of the symmetric positive definite 6×6 S (lower triangle used) in place; false if not SPD. */
-function cholesky6(S: Float64Array): boolean {
-  for (let j = 0; j < 6; j++) {
-    let d = S[j * 6 + j]!;
-    for (let k = 0; k < j; k++) d -= S[j * 6 + k]! * S[j * 6 + k]!;
-    if (!(d > 0)) return false;
-    const l = Math.sqrt(d);
-    S[j * 6 + j] = l;
-    for (let i = j + 1; i < 6; i++) {
-      let v = S[i * 6 + j]!;
-      for (let k = 0; k < j; k++) v -= S[i * 6 + k]! * S[j * 6 + k]!;
-      S[i * 6 + j] = v / l;
-    }
-  }
-  return true;
-}
-
-/** Solve L Lᵀ X = B for the w columns of B (6 × w, row-major) in place, L from cholesky6. */
-function cholSolve6(L: Float64Array, B: Float64Array, w: number): void {
-  for (let c = 0; c < w; c++) {
-    for (let i = 0; i < 6; i++) {
-      let v = B[i * w + c]!;
-      for (let k = 0; k < i; k++) v -= L[i * 6 + k]! * B[k * w + c]!;
-      B[i * w + c] = v / L[i * 6 + i]!;
-    }
-    for (let i = 5; i >= 0; i--) {
-      let v = B[i * w + c]!;
-      for (let k = i + 1; k < 6; k++) v -= L[k * 6 + i]! * B[k * w + c]!;
-      B[i * w + c] = v / L[i * 6 + i]!;
-    }
-  }
-}
 
 /** The lever of centripetal(), passed in an array: a call with double arguments boxes them. */
 const lever = new Float64Array(3);
@@ -194,19 +164,20 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
   }
 
   // Down: the root's head force and motion, then each child's from its parent's motion.
+  // A_root [X | x] = [Hᵀ | g] (H = [I, −[h]ₓ], Hᵀ = [I; [h]ₓ]), by elimination with pivoting
+  // (A is positive definite in exact arithmetic, but rigs mixing 0.1 mm and 1 km bones make it
+  // too ill-conditioned for a Cholesky factor), so u_root = x + X F.
   const root = bones[0]!, r3 = root * 3;
   for (let e = 0; e < 36; e++) Aroot[e] = A[e]!;
-  if (!cholesky6(Aroot)) return false;
-  let fx = 0, fy = 0, fz = 0;
   const hx = head[r3]! - centre[r3]!, hy = head[r3 + 1]! - centre[r3 + 1]!, hz = head[r3 + 2]! - centre[r3 + 2]!;
+  RHS.fill(0);
+  RHS[0] = 1; RHS[5] = 1; RHS[10] = 1;
+  RHS[13] = -hz; RHS[14] = hy; RHS[16] = hz; RHS[18] = -hx; RHS[20] = -hy; RHS[21] = hx;
+  for (let r = 0; r < 6; r++) RHS[r * 4 + 3] = g[r]!;
+  solveDense(Aroot, RHS, 6, 4);
+  let fx = 0, fy = 0, fz = 0;
   if (Rig.pinned[rig.eid]) {
-    // H A⁻¹ (g + Hᵀ F) + ω×(ω×h) = 0, H = [I, −[h]ₓ]: columns Hᵀ = [I; [h]ₓ] and g through A⁻¹
-    RHS.fill(0);
-    RHS[0] = 1; RHS[5] = 1; RHS[10] = 1;
-    RHS[13] = -hz; RHS[14] = hy; RHS[16] = hz; RHS[18] = -hx; RHS[20] = -hy; RHS[21] = hx;
-    for (let r = 0; r < 6; r++) RHS[r * 4 + 3] = g[r]!;
-    cholSolve6(Aroot, RHS, 4);
-    // [Φ | β] = H [A⁻¹Hᵀ | A⁻¹g] (3×4) into Ia, then W = Φ⁻¹
+    // H (x + X F) + ω×(ω×h) = 0: [Φ | β] = H [X | x] (3×4) into Ia, then F = −Φ⁻¹ (β + ω×(ω×h))
     for (let c = 0; c < 4; c++) {
       const lx = RHS[c]!, ly = RHS[4 + c]!, lz = RHS[8 + c]!, wx = RHS[12 + c]!, wy = RHS[16 + c]!, wz = RHS[20 + c]!;
       Ia[c] = lx - (hy * wz - hz * wy); Ia[4 + c] = ly - (hz * wx - hx * wz); Ia[8 + c] = lz - (hx * wy - hy * wx);
@@ -222,12 +193,8 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
     fz = W[6]! * bx + W[7]! * by + W[8]! * bz;
   }
   jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-  // u_root = A⁻¹ (g + Hᵀ F), Hᵀ F = (F, h × F)
-  for (let e = 0; e < 6; e++) pa[e] = g[e]!;
-  pa[0] += fx; pa[1] += fy; pa[2] += fz;
-  pa[3] += hy * fz - hz * fy; pa[4] += hz * fx - hx * fz; pa[5] += hx * fy - hy * fx;
-  cholSolve6(Aroot, pa, 1);
-  for (let e = 0; e < 6; e++) u[e] = pa[e]!;
+  for (let r = 0; r < 6; r++) u[r] = RHS[r * 4 + 3]! + RHS[r * 4]! * fx + RHS[r * 4 + 1]! * fy + RHS[r * 4 + 2]! * fz;
+  if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!))) return false;
   tau[0] = 0; tau[1] = 0; tau[2] = 0;
   for (let i = 1; i < n; i++) {
     const c = bones[i]!, c3 = c * 3, pi = parentIndex[i]!, p3 = bones[pi]! * 3, i6 = i * 6, p6 = pi * 6;
