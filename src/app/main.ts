@@ -36,6 +36,7 @@ import { parseScene, parseSceneText } from '../scene/load';
 import type { Scene, Settings } from '../scene/types';
 import { createView, type View } from '../render/view';
 import { createTargetDragger, type TargetDragger } from './drag';
+import { screenPoints } from './screenPoints';
 import { createBoneGrabber, type BoneGrabber } from './grab';
 import { createHistory, type History } from './history';
 import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
@@ -494,21 +495,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       view.clearOnion();
       acc = 0;
     },
-    screenOf(name) {
-      const cp = record().controlPointByName.get(name);
-      if (cp === undefined) return null;
-      const t = world.physik.ControlPoint.target;
-      const out = { x: 0, y: 0 };
-      return view.project(t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!, out) ? out : null;
-    },
-    screenOfBone(name, at) {
-      const b = record().boneByName.get(name);
-      if (b === undefined) return null;
-      const { head, tail } = world.physik.Bone;
-      const p = (k: number) => head[b * 3 + k]! + at * (tail[b * 3 + k]! - head[b * 3 + k]!);
-      const out = { x: 0, y: 0 };
-      return view.project(p(0), p(1), p(2), out) ? out : null;
-    },
+    ...screenPoints(world, view, record),
     view, dragger, grabber, history,
     get hud() { return hud; },
     applySettings(patch) {

@@ -31,6 +31,7 @@ import { importGltf } from '../io/gltfImport';
 import { createView } from '../render/view';
 import { createHud, type Hud } from '../hud/overlay';
 import { createTargetDragger } from './drag';
+import { screenPoints } from './screenPoints';
 import { createHistory } from './history';
 import { installFileDrop } from './drop';
 import { createPoseBuffer, createPoseReader, poseLayoutOf, META_STEP_MS, type PoseReader } from './poseBuffer';
@@ -256,21 +257,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     setPaused(p) { paused = p; send({ type: 'pause', paused: p }); },
     stepOnce() { paused = true; send({ type: 'step' }); return true; },
     reset() { send({ type: 'reset' }); },
-    screenOf(name) {
-      const cp = record().controlPointByName.get(name);
-      if (cp === undefined) return null;
-      const t = world.physik.ControlPoint.target;
-      const out = { x: 0, y: 0 };
-      return view.project(t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!, out) ? out : null;
-    },
-    screenOfBone(name, at) {
-      const b = record().boneByName.get(name);
-      if (b === undefined) return null;
-      const { head, tail } = world.physik.Bone;
-      const p = (k: number) => head[b * 3 + k]! + at * (tail[b * 3 + k]! - head[b * 3 + k]!);
-      const out = { x: 0, y: 0 };
-      return view.project(p(0), p(1), p(2), out) ? out : null;
-    },
+    ...screenPoints(world, view, record),
     view, dragger, history,
     grabber: { grabbing: null, dispose() { /* bone grabbing is off in worker mode */ } },
     get hud() { return hud; },
