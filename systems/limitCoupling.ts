@@ -27,10 +27,12 @@
  * motion follow from its parent's motion. With K = 0 this is the same system as
  * jointSolveExact.ts (the tests compare them).
  *
- * Cost: per joint a 3×3 inverse and a few structured 6×6 products, 2–3× the 3×3 path of
+ * Cost: a 6×6 Cholesky solve and a few 6×6 products per joint, several times the 3×3 path of
  * jointSolveExact.ts; a rig uses it from the first step it presses a limit on (every humanoid:
- * the hinges' locked axes are always pressed). The root's 6×6 system is solved by elimination
- * with pivoting (jointSolveExact's solveDense).
+ * its hinges' locked axes are always pressed). (The textbook articulated-body form, with
+ * I^a = A − U D⁻¹ Uᵀ per joint, was 4× faster but lost accuracy to cancellation on rigs mixing
+ * 0.1 mm and metre bones: accelerations 2% apart, and on 40 fuzz rigs 14 churned at the end
+ * instead of 6. Kept out until it is made accurate.)
  * No allocation per step: scratch grows once per rig (a WeakMap keyed by the rig record).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
@@ -46,10 +48,10 @@ export interface LimitCoupling {
   parentIndex: Int32Array;
   A: Float64Array; // 36 per bone
   g: Float64Array; // 6 per bone
-  U: Float64Array; // 18 per bone: A S (6×3)
-  Dinv: Float64Array; // 9 per bone: (Sᵀ A S + K)⁻¹
-  Sg: Float64Array; // 3 per bone: Sᵀ g
-  zeta: Float64Array; // 3 per bone: the velocity terms of the centre's acceleration (linear)
+  M: Float64Array; // 18 per bone (3×6)
+  m: Float64Array; // 3 per bone
+  T: Float64Array; // 36 per bone
+  t: Float64Array; // 6 per bone
   u: Float64Array; // 6 per bone
   /**
    * Speculative limit springs this step (torsionSprings.ts: inside the limit now, past it by the
@@ -82,8 +84,8 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   c = {
     K: new Float64Array(6 * n), active: 0, tau: new Float64Array(3 * n), parentIndex,
-    A: new Float64Array(36 * n), g: new Float64Array(6 * n), U: new Float64Array(18 * n), Dinv: new Float64Array(9 * n),
-    Sg: new Float64Array(3 * n), zeta: new Float64Array(3 * n), u: new Float64Array(6 * n),
+    A: new Float64Array(36 * n), g: new Float64Array(6 * n), M: new Float64Array(18 * n), m: new Float64Array(3 * n),
+    T: new Float64Array(36 * n), t: new Float64Array(6 * n), u: new Float64Array(6 * n),
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
   couplings.set(rig, c);
@@ -91,59 +93,91 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
 }
 
 // ---------- scratch ----------
-const Aroot = new Float64Array(36);
-const RHS = new Float64Array(6 * 4);
-const Ia = new Float64Array(36);
-const pa = new Float64Array(6);
+const Ahat = new Float64Array(36);
+/** Right-hand sides of Â X = [H_cᵀ | g_c | E K]: 6 rows × 7 columns (E K is applied through Xk). */
+const RHS = new Float64Array(6 * 7);
+const Xk = new Float64Array(18); // 6×3: Â⁻¹ E K
 const W = new Float64Array(9);
-const cen = new Float64Array(3);
+const V = new Float64Array(18); // 3×6
+const f0 = new Float64Array(3);
+const cenP = new Float64Array(3);
+const cenC = new Float64Array(3);
 
-/** The lever of centripetal(), passed in an array: a call with double arguments boxes them. */
+/** Cholesky factor of the symmetric positive definite 6×6 S (lower triangle used) in place; false if not SPD. */
+function cholesky6(S: Float64Array): boolean {
+  for (let j = 0; j < 6; j++) {
+    let d = S[j * 6 + j]!;
+    for (let k = 0; k < j; k++) d -= S[j * 6 + k]! * S[j * 6 + k]!;
+    if (!(d > 0)) return false;
+    const l = Math.sqrt(d);
+    S[j * 6 + j] = l;
+    for (let i = j + 1; i < 6; i++) {
+      let v = S[i * 6 + j]!;
+      for (let k = 0; k < j; k++) v -= S[i * 6 + k]! * S[j * 6 + k]!;
+      S[i * 6 + j] = v / l;
+    }
+  }
+  return true;
+}
+
+/** Solve L Lᵀ X = B for the w columns of B (6 × w, row-major) in place, L from cholesky6. */
+function cholSolve6(L: Float64Array, B: Float64Array, w: number): void {
+  for (let c = 0; c < w; c++) {
+    for (let i = 0; i < 6; i++) {
+      let v = B[i * w + c]!;
+      for (let k = 0; k < i; k++) v -= L[i * 6 + k]! * B[k * w + c]!;
+      B[i * w + c] = v / L[i * 6 + i]!;
+    }
+    for (let i = 5; i >= 0; i--) {
+      let v = B[i * w + c]!;
+      for (let k = i + 1; k < 6; k++) v -= L[k * 6 + i]! * B[k * w + c]!;
+      B[i * w + c] = v / L[i * 6 + i]!;
+    }
+  }
+}
+
+/**
+ * The levers of centripetal() and loadHeadColumns(), passed in an array: a call with double
+ * arguments boxes them (an allocation each) where V8 does not inline.
+ */
 const lever = new Float64Array(3);
 
-/** ω × (ω × r) of bone b at r = lever (zero when switched off), to cen. */
-function centripetal(angVel: Float64Array, b: number, on: boolean): void {
-  if (!on) { cen[0] = 0; cen[1] = 0; cen[2] = 0; return; }
+/** ω × (ω × r) of bone b at r = lever (zero when switched off), to out. */
+function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
+  if (!on) { out[0] = 0; out[1] = 0; out[2] = 0; return; }
   const rx = lever[0]!, ry = lever[1]!, rz = lever[2]!;
   const wx = angVel[b * 3]!, wy = angVel[b * 3 + 1]!, wz = angVel[b * 3 + 2]!;
   const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
-  cen[0] = wy * uz - wz * uy; cen[1] = wz * ux - wx * uz; cen[2] = wx * uy - wy * ux;
+  out[0] = wy * uz - wz * uy; out[1] = wz * ux - wx * uz; out[2] = wx * uy - wy * ux;
 }
 
-/** 3×3 inverse of m[mo..] (row-major) into out[oo..]; false when singular or not finite. */
-function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
-  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
+/** 3×3 inverse of m (row-major) into out; false when singular or not finite. */
+function invert3(out: Float64Array, m: Float64Array): boolean {
+  const a = m[0]!, b = m[1]!, c = m[2]!, d = m[3]!, e = m[4]!, f = m[5]!, g = m[6]!, h = m[7]!, i = m[8]!;
   const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
   const det = a * A + b * B + c * C;
   if (!(det !== 0 && Number.isFinite(det))) return false;
   const s = 1 / det;
-  out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
-  out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
-  out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
+  out[0] = A * s; out[1] = (c * h - b * i) * s; out[2] = (b * f - c * e) * s;
+  out[3] = B * s; out[4] = (a * i - c * g) * s; out[5] = (c * d - a * f) * s;
+  out[6] = C * s; out[7] = (b * g - a * h) * s; out[8] = (a * e - b * d) * s;
   return true;
 }
 
 /**
  * Writes Bone.jointForce for every bone of the rig and the coupling's spring torques `tau`
  * (the −K α_rel part of each pressed limit, on the child; its negative acts on the parent).
- * Returns false (nothing trustworthy written) when a matrix is singular.
- *
- * In the articulated-body form: each child c turns about its joint point j relative to its
- * parent b with q̈ = α_c − α_b, so u_c = X u_b + S q̈ + ζ with X = [I, −[x_c − x_b]ₓ; 0, I]
- * (c riding rigidly on b), S = [−[x_c − j]ₓ; I] and ζ the velocity terms; the joint passes a
- * force and the spring torque −K q̈ only, Sᵀ (A_c u_c − g_c) = −K q̈. So with U = A_c S and
- * D = Sᵀ U + K: q̈ = D⁻¹ (Sᵀ g_c − Uᵀ (X u_b + ζ)), and c's subtree adds Xᵀ I^a X to A_b and
- * Xᵀ (g_c − U D⁻¹ Sᵀ g_c − I^a ζ) to g_b, I^a = A_c − U D⁻¹ Uᵀ (the parent's share of it).
+ * Returns false (nothing trustworthy written) when a matrix is not positive definite.
  */
 export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
   const { Bone, Rig } = world.physik;
   const { head, centre, effMass, effInertiaWorld: I, acc, angAcc, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
-  const { A, g, u, tau, parentIndex, K, U, Dinv, Sg, zeta } = coupling;
+  const { K, A, g, M, m, T, t, u, tau, parentIndex } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
 
-  // Up: A and g of every bone with its subtree folded in.
+  // Up: A and g of every bone with its subtree folded in; M, m, T, t of every child.
   for (let i = n - 1; i >= 0; i--) {
     const b = bones[i]!, b3 = b * 3, b6 = b * 6, a36 = i * 36, g6 = i * 6;
     const mass = effMass[b]!;
@@ -159,174 +193,167 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
     g[g6 + 4] = ixy * ax + iyy * ay + iyz * az;
     g[g6 + 5] = ixz * ax + iyz * ay + izz * az;
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
-      if (!foldChild(head, centre, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
+      if (!foldChild(Bone, on, coupling, rig, i, childIndex[k]!)) return false;
     }
   }
 
   // Down: the root's head force and motion, then each child's from its parent's motion.
-  // A_root [X | x] = [Hᵀ | g] (H = [I, −[h]ₓ], Hᵀ = [I; [h]ₓ]), by elimination with pivoting
-  // (A is positive definite in exact arithmetic, but rigs mixing 0.1 mm and 1 km bones make it
-  // too ill-conditioned for a Cholesky factor), so u_root = x + X F.
+  // A_root [X | x] = [Hᵀ | g] by elimination with pivoting (A is positive definite in exact
+  // arithmetic, but rigs mixing 0.1 mm and 1 km bones make it too ill-conditioned for a Cholesky
+  // factor: fuzzing found rigs frozen by it), so u_root = x + X F.
   const root = bones[0]!, r3 = root * 3;
-  for (let e = 0; e < 36; e++) Aroot[e] = A[e]!;
-  const hx = head[r3]! - centre[r3]!, hy = head[r3 + 1]! - centre[r3 + 1]!, hz = head[r3 + 2]! - centre[r3 + 2]!;
-  RHS.fill(0);
-  RHS[0] = 1; RHS[5] = 1; RHS[10] = 1;
-  RHS[13] = -hz; RHS[14] = hy; RHS[16] = hz; RHS[18] = -hx; RHS[20] = -hy; RHS[21] = hx;
-  for (let r = 0; r < 6; r++) RHS[r * 4 + 3] = g[r]!;
-  solveDense(Aroot, RHS, 6, 4);
+  for (let e = 0; e < 36; e++) Ahat[e] = A[e]!;
   let fx = 0, fy = 0, fz = 0;
+  const hx = head[r3]! - centre[r3]!, hy = head[r3 + 1]! - centre[r3 + 1]!, hz = head[r3 + 2]! - centre[r3 + 2]!;
+  lever[0] = hx; lever[1] = hy; lever[2] = hz;
+  loadHeadColumns(g, 0);
+  solveDense(Ahat, RHS, 6, 7);
   if (Rig.pinned[rig.eid]) {
-    // H (x + X F) + ω×(ω×h) = 0: [Φ | β] = H [X | x] (3×4) into Ia, then F = −Φ⁻¹ (β + ω×(ω×h))
+    // H (x + X F) + ω×(ω×h) = 0
+    const Phi = V; // scratch 3×3 in V[0..8]
     for (let c = 0; c < 4; c++) {
-      const lx = RHS[c]!, ly = RHS[4 + c]!, lz = RHS[8 + c]!, wx = RHS[12 + c]!, wy = RHS[16 + c]!, wz = RHS[20 + c]!;
-      Ia[c] = lx - (hy * wz - hz * wy); Ia[4 + c] = ly - (hz * wx - hx * wz); Ia[8 + c] = lz - (hx * wy - hy * wx);
+      const lx = RHS[c]!, ly = RHS[7 + c]!, lz = RHS[14 + c]!, wx = RHS[21 + c]!, wy = RHS[28 + c]!, wz = RHS[35 + c]!;
+      const px = lx - (hy * wz - hz * wy), py = ly - (hz * wx - hx * wz), pz = lz - (hx * wy - hy * wx);
+      if (c < 3) { Phi[c] = px; Phi[3 + c] = py; Phi[6 + c] = pz; } else { f0[0] = px; f0[1] = py; f0[2] = pz; }
     }
-    const b0 = Ia[3]!, b1 = Ia[7]!, b2 = Ia[11]!;
-    Ia[3] = Ia[4]!; Ia[4] = Ia[5]!; Ia[5] = Ia[6]!; Ia[6] = Ia[8]!; Ia[7] = Ia[9]!; Ia[8] = Ia[10]!; // Φ packed 3×3
-    if (!invert3(W, 0, Ia, 0)) return false;
-    lever[0] = hx; lever[1] = hy; lever[2] = hz;
-    centripetal(angVel, root, on);
-    const bx = -(b0 + cen[0]!), by = -(b1 + cen[1]!), bz = -(b2 + cen[2]!);
+    centripetal(cenC, angVel, root, on);
+    if (!invert3(W, Phi)) return false;
+    const bx = -(f0[0]! + cenC[0]!), by = -(f0[1]! + cenC[1]!), bz = -(f0[2]! + cenC[2]!);
     fx = W[0]! * bx + W[1]! * by + W[2]! * bz;
     fy = W[3]! * bx + W[4]! * by + W[5]! * bz;
     fz = W[6]! * bx + W[7]! * by + W[8]! * bz;
   }
   jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-  for (let r = 0; r < 6; r++) u[r] = RHS[r * 4 + 3]! + RHS[r * 4]! * fx + RHS[r * 4 + 1]! * fy + RHS[r * 4 + 2]! * fz;
+  for (let r = 0; r < 6; r++) u[r] = RHS[r * 7 + 3]! + RHS[r * 7]! * fx + RHS[r * 7 + 1]! * fy + RHS[r * 7 + 2]! * fz;
   if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!))) return false;
   tau[0] = 0; tau[1] = 0; tau[2] = 0;
   for (let i = 1; i < n; i++) {
-    const c = bones[i]!, c3 = c * 3, pi = parentIndex[i]!, p3 = bones[pi]! * 3, i6 = i * 6, p6 = pi * 6;
-    // v = X u_p + ζ: a_p + α_p × r + ζ, α_p
-    const rx = centre[c3]! - centre[p3]!, ry = centre[c3 + 1]! - centre[p3 + 1]!, rz = centre[c3 + 2]! - centre[p3 + 2]!;
-    const wx = u[p6 + 3]!, wy = u[p6 + 4]!, wz = u[p6 + 5]!;
-    const vx = u[p6]! + wy * rz - wz * ry + zeta[i * 3]!;
-    const vy = u[p6 + 1]! + wz * rx - wx * rz + zeta[i * 3 + 1]!;
-    const vz = u[p6 + 2]! + wx * ry - wy * rx + zeta[i * 3 + 2]!;
-    // q̈ = D⁻¹ (Sᵀ g − Uᵀ v), v = (vx, vy, vz, wx, wy, wz)
-    const o18 = i * 18;
-    let s0 = Sg[i * 3]!, s1 = Sg[i * 3 + 1]!, s2 = Sg[i * 3 + 2]!;
-    s0 -= U[o18]! * vx + U[o18 + 3]! * vy + U[o18 + 6]! * vz + U[o18 + 9]! * wx + U[o18 + 12]! * wy + U[o18 + 15]! * wz;
-    s1 -= U[o18 + 1]! * vx + U[o18 + 4]! * vy + U[o18 + 7]! * vz + U[o18 + 10]! * wx + U[o18 + 13]! * wy + U[o18 + 16]! * wz;
-    s2 -= U[o18 + 2]! * vx + U[o18 + 5]! * vy + U[o18 + 8]! * vz + U[o18 + 11]! * wx + U[o18 + 14]! * wy + U[o18 + 17]! * wz;
-    const o9 = i * 9;
-    const q0 = Dinv[o9]! * s0 + Dinv[o9 + 1]! * s1 + Dinv[o9 + 2]! * s2;
-    const q1 = Dinv[o9 + 3]! * s0 + Dinv[o9 + 4]! * s1 + Dinv[o9 + 5]! * s2;
-    const q2 = Dinv[o9 + 6]! * s0 + Dinv[o9 + 7]! * s1 + Dinv[o9 + 8]! * s2;
-    // u_c = v + S q̈ = (v_lin + q̈ × d, α_p + q̈), d = x_c − j
-    const dx = centre[c3]! - head[c3]!, dy = centre[c3 + 1]! - head[c3 + 1]!, dz = centre[c3 + 2]! - head[c3 + 2]!;
-    u[i6] = vx + q1 * dz - q2 * dy; u[i6 + 1] = vy + q2 * dx - q0 * dz; u[i6 + 2] = vz + q0 * dy - q1 * dx;
-    u[i6 + 3] = wx + q0; u[i6 + 4] = wy + q1; u[i6 + 5] = wz + q2;
-    // the joint's force: the linear rows of A_c u_c − g_c
-    const a36 = i * 36;
+    const c = bones[i]!, c3 = c * 3, p = parentIndex[i]!;
+    const o18 = i * 18, o36 = i * 36, i6 = i * 6, p6 = p * 6;
     for (let r = 0; r < 3; r++) {
-      let f = -g[i6 + r]!;
-      for (let k = 0; k < 6; k++) f += A[a36 + r * 6 + k]! * u[i6 + k]!;
-      jointForce[c3 + r] = f;
+      let v = m[i * 3 + r]!;
+      for (let k = 0; k < 6; k++) v += M[o18 + r * 6 + k]! * u[p6 + k]!;
+      jointForce[c3 + r] = v;
     }
-    // τ = −K q̈
+    for (let r = 0; r < 6; r++) {
+      let v = t[i6 + r]!;
+      for (let k = 0; k < 6; k++) v += T[o36 + r * 6 + k]! * u[p6 + k]!;
+      u[i6 + r] = v;
+    }
+    // τ = −K (α_c − α_p)
     const k6 = i * 6;
-    tau[i * 3] = -(K[k6]! * q0 + K[k6 + 1]! * q1 + K[k6 + 2]! * q2);
-    tau[i * 3 + 1] = -(K[k6 + 1]! * q0 + K[k6 + 3]! * q1 + K[k6 + 4]! * q2);
-    tau[i * 3 + 2] = -(K[k6 + 2]! * q0 + K[k6 + 4]! * q1 + K[k6 + 5]! * q2);
+    const dx = u[i6 + 3]! - u[p6 + 3]!, dy = u[i6 + 4]! - u[p6 + 4]!, dz = u[i6 + 5]! - u[p6 + 5]!;
+    tau[i * 3] = -(K[k6]! * dx + K[k6 + 1]! * dy + K[k6 + 2]! * dz);
+    tau[i * 3 + 1] = -(K[k6 + 1]! * dx + K[k6 + 3]! * dy + K[k6 + 4]! * dz);
+    tau[i * 3 + 2] = -(K[k6 + 2]! * dx + K[k6 + 4]! * dy + K[k6 + 5]! * dz);
   }
   return true;
 }
 
+/** RHS (6×7) = [H_ᵀ | g[go..go+5] | 0 0 0] for a head lever h: Hᵀ = [I; [h]ₓ]. */
+function loadHeadColumns(gv: Float64Array, go: number): void {
+  const hx = lever[0]!, hy = lever[1]!, hz = lever[2]!;
+  RHS.fill(0);
+  RHS[0] = 1; RHS[8] = 1; RHS[16] = 1;
+  // rows 3..5: [h]ₓ = [[0, −hz, hy], [hz, 0, −hx], [−hy, hx, 0]]
+  RHS[21 + 1] = -hz; RHS[21 + 2] = hy;
+  RHS[28] = hz; RHS[28 + 2] = -hx;
+  RHS[35] = -hy; RHS[35 + 1] = hx;
+  for (let r = 0; r < 6; r++) RHS[r * 7 + 3] = gv[go + r]!;
+}
+
 /**
- * Fold child j (depth-first index) of bone i into A_i and g_i (see coupledJointForces), and
- * keep U, D⁻¹, Sᵀ g and ζ of j for the way down. False when D is singular.
+ * Fold child j (depth-first index) of bone i into A_i, g_i, and keep its M, m, T, t.
+ * Returns false when Â_j or Φ̂ is singular.
  */
-function foldChild(head: Float64Array, centre: Float64Array, angVel: Float64Array, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
-  const { K, A, g, U, Dinv, Sg, zeta } = coupling;
+function foldChild(Bone: PhysikWorld['physik']['Bone'], on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
+  const { head, centre, angVel } = Bone;
+  const { K, A, g, M, m, T, t } = coupling;
   const b = rig.bones[i]!, c = rig.bones[j]!, b3 = b * 3, c3 = c * 3;
-  const j36 = j * 36, j6 = j * 6, o18 = j * 18;
-  // d = x_c − joint; S = [−[d]ₓ; I]: S q = (q × d, q)
-  const dx = centre[c3]! - head[c3]!, dy = centre[c3 + 1]! - head[c3 + 1]!, dz = centre[c3 + 2]! - head[c3 + 2]!;
-  // U = A S (6×3): column k = A (e_k × d, e_k) ; e_x × d = (0, −dz, dy), e_y × d = (dz, 0, −dx), e_z × d = (−dy, dx, 0)
-  for (let r = 0; r < 6; r++) {
-    const a0 = A[j36 + r * 6]!, a1 = A[j36 + r * 6 + 1]!, a2 = A[j36 + r * 6 + 2]!;
-    U[o18 + r * 3] = -a1 * dz + a2 * dy + A[j36 + r * 6 + 3]!;
-    U[o18 + r * 3 + 1] = a0 * dz - a2 * dx + A[j36 + r * 6 + 4]!;
-    U[o18 + r * 3 + 2] = -a0 * dy + a1 * dx + A[j36 + r * 6 + 5]!;
-  }
-  // D = Sᵀ U + K: row k of Sᵀ is (e_k × d, e_k)
-  const o9 = j * 9;
+  const j36 = j * 36, j6 = j * 6, k6 = j * 6;
+  const k00 = K[k6]!, k01 = K[k6 + 1]!, k02 = K[k6 + 2]!, k11 = K[k6 + 3]!, k12 = K[k6 + 4]!, k22 = K[k6 + 5]!;
+  // Â = A_j + E K Eᵀ
+  for (let e = 0; e < 36; e++) Ahat[e] = A[j36 + e]!;
+  Ahat[21] += k00; Ahat[22] += k01; Ahat[23] += k02;
+  Ahat[27] += k01; Ahat[28] += k11; Ahat[29] += k12;
+  Ahat[33] += k02; Ahat[34] += k12; Ahat[35] += k22;
+  if (!cholesky6(Ahat)) return false;
+  // columns: Hᵀ (3), g (1), E K (3)
+  const hx = head[c3]! - centre[c3]!, hy = head[c3 + 1]! - centre[c3 + 1]!, hz = head[c3 + 2]! - centre[c3 + 2]!;
+  lever[0] = hx; lever[1] = hy; lever[2] = hz;
+  loadHeadColumns(g, j6);
+  RHS[3 * 7 + 4] = k00; RHS[3 * 7 + 5] = k01; RHS[3 * 7 + 6] = k02;
+  RHS[4 * 7 + 4] = k01; RHS[4 * 7 + 5] = k11; RHS[4 * 7 + 6] = k12;
+  RHS[5 * 7 + 4] = k02; RHS[5 * 7 + 5] = k12; RHS[5 * 7 + 6] = k22;
+  cholSolve6(Ahat, RHS, 7);
+  // H · column: linear rows − h × angular rows
+  // Φ̂ = H Xh (3×3) into V[0..8] (scratch), then W = Φ̂⁻¹
+  const Phi = V;
   for (let col = 0; col < 3; col++) {
-    const u0 = U[o18 + col]!, u1 = U[o18 + 3 + col]!, u2 = U[o18 + 6 + col]!;
-    W[col] = -dz * u1 + dy * u2 + U[o18 + 9 + col]!;
-    W[3 + col] = dz * u0 - dx * u2 + U[o18 + 12 + col]!;
-    W[6 + col] = -dy * u0 + dx * u1 + U[o18 + 15 + col]!;
+    const lx = RHS[col]!, ly = RHS[7 + col]!, lz = RHS[14 + col]!, wx = RHS[21 + col]!, wy = RHS[28 + col]!, wz = RHS[35 + col]!;
+    Phi[col] = lx - (hy * wz - hz * wy); Phi[3 + col] = ly - (hz * wx - hx * wz); Phi[6 + col] = lz - (hx * wy - hy * wx);
   }
-  const k6 = j * 6;
-  W[0] += K[k6]!; W[1] += K[k6 + 1]!; W[2] += K[k6 + 2]!;
-  W[3] += K[k6 + 1]!; W[4] += K[k6 + 3]!; W[5] += K[k6 + 4]!;
-  W[6] += K[k6 + 2]!; W[7] += K[k6 + 4]!; W[8] += K[k6 + 5]!;
-  if (!invert3(Dinv, o9, W, 0)) return false;
-  // Sᵀ g
-  const g0 = g[j6]!, g1 = g[j6 + 1]!, g2 = g[j6 + 2]!;
-  const sg0 = -dz * g1 + dy * g2 + g[j6 + 3]!, sg1 = dz * g0 - dx * g2 + g[j6 + 4]!, sg2 = -dy * g0 + dx * g1 + g[j6 + 5]!;
-  Sg[j * 3] = sg0; Sg[j * 3 + 1] = sg1; Sg[j * 3 + 2] = sg2;
-  // UD = U D⁻¹ (6×3), I^a = A − UD Uᵀ, p̃ = g − UD Sᵀg
-  const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!, d6 = Dinv[o9 + 6]!, d7 = Dinv[o9 + 7]!, d8 = Dinv[o9 + 8]!;
+  if (!invert3(W, Phi)) return false;
+  // H xg and H Xk
+  const gxl = RHS[3]!, gyl = RHS[10]!, gzl = RHS[17]!, gxa = RHS[24]!, gya = RHS[31]!, gza = RHS[38]!;
+  const hgx = gxl - (hy * gza - hz * gya), hgy = gyl - (hz * gxa - hx * gza), hgz = gzl - (hx * gya - hy * gxa);
+  for (let col = 0; col < 3; col++) {
+    for (let r = 0; r < 6; r++) Xk[r * 3 + col] = RHS[r * 7 + 4 + col]!;
+  }
+  // lever of the joint from the parent's centre
+  const rx = head[c3]! - centre[b3]!, ry = head[c3 + 1]! - centre[b3 + 1]!, rz = head[c3 + 2]! - centre[b3 + 2]!;
+  // V = L − H Xk Eᵀ: [I | −[r]ₓ − H Xk]
+  V.fill(0);
+  V[0] = 1; V[7] = 1; V[14] = 1;
+  V[4] = rz; V[5] = -ry; V[9] = -rz; V[11] = rx; V[15] = ry; V[16] = -rx; // −[r]ₓ
+  for (let col = 0; col < 3; col++) {
+    const lx = Xk[col]!, ly = Xk[3 + col]!, lz = Xk[6 + col]!, wx = Xk[9 + col]!, wy = Xk[12 + col]!, wz = Xk[15 + col]!;
+    V[3 + col] -= lx - (hy * wz - hz * wy);
+    V[9 + col] -= ly - (hz * wx - hx * wz);
+    V[15 + col] -= lz - (hx * wy - hy * wx);
+  }
+  // f0 = ω_b×(ω_b×r) − ω_c×(ω_c×h) − H xg
+  lever[0] = rx; lever[1] = ry; lever[2] = rz;
+  centripetal(cenP, angVel, b, on);
+  lever[0] = hx; lever[1] = hy; lever[2] = hz;
+  centripetal(cenC, angVel, c, on);
+  f0[0] = cenP[0]! - cenC[0]! - hgx; f0[1] = cenP[1]! - cenC[1]! - hgy; f0[2] = cenP[2]! - cenC[2]! - hgz;
+  // M = W V, m = W f0
+  const o18 = j * 18;
+  for (let r = 0; r < 3; r++) {
+    const w0 = W[r * 3]!, w1 = W[r * 3 + 1]!, w2 = W[r * 3 + 2]!;
+    for (let col = 0; col < 6; col++) M[o18 + r * 6 + col] = w0 * V[col]! + w1 * V[6 + col]! + w2 * V[12 + col]!;
+    m[j * 3 + r] = w0 * f0[0]! + w1 * f0[1]! + w2 * f0[2]!;
+  }
+  // T = Xh M + [0 | Xk], t = Xh m + xg
   for (let r = 0; r < 6; r++) {
-    const x0 = U[o18 + r * 3]!, x1 = U[o18 + r * 3 + 1]!, x2 = U[o18 + r * 3 + 2]!;
-    const e0 = x0 * d0 + x1 * d3 + x2 * d6, e1 = x0 * d1 + x1 * d4 + x2 * d7, e2 = x0 * d2 + x1 * d5 + x2 * d8;
-    for (let col = r; col < 6; col++) {
-      const v = A[j36 + r * 6 + col]! - (e0 * U[o18 + col * 3]! + e1 * U[o18 + col * 3 + 1]! + e2 * U[o18 + col * 3 + 2]!);
-      Ia[r * 6 + col] = v; Ia[col * 6 + r] = v;
+    const x0 = RHS[r * 7]!, x1 = RHS[r * 7 + 1]!, x2 = RHS[r * 7 + 2]!;
+    for (let col = 0; col < 6; col++) {
+      let v = x0 * M[o18 + col]! + x1 * M[o18 + 6 + col]! + x2 * M[o18 + 12 + col]!;
+      if (col >= 3) v += Xk[r * 3 + col - 3]!;
+      T[j36 + r * 6 + col] = v;
     }
-    pa[r] = g[j6 + r]! - (e0 * sg0 + e1 * sg1 + e2 * sg2);
+    t[j6 + r] = x0 * m[j * 3]! + x1 * m[j * 3 + 1]! + x2 * m[j * 3 + 2]! + RHS[r * 7 + 3]!;
   }
-  // ζ: the velocity terms of c's centre acceleration, ω_b×(ω_b×(j − x_b)) + ω_c×(ω_c×(x_c − j))
-  const jx = head[c3]! - centre[b3]!, jy = head[c3 + 1]! - centre[b3 + 1]!, jz = head[c3 + 2]! - centre[b3 + 2]!;
-  let zx = 0, zy = 0, zz = 0;
-  if (on) {
-    lever[0] = jx; lever[1] = jy; lever[2] = jz;
-    centripetal(angVel, b, true); zx = cen[0]!; zy = cen[1]!; zz = cen[2]!;
-    lever[0] = dx; lever[1] = dy; lever[2] = dz;
-    centripetal(angVel, c, true); zx += cen[0]!; zy += cen[1]!; zz += cen[2]!;
-    // p̃ − I^a ζ (ζ has no angular part)
-    for (let r = 0; r < 6; r++) pa[r] -= Ia[r * 6]! * zx + Ia[r * 6 + 1]! * zy + Ia[r * 6 + 2]! * zz;
-  }
-  zeta[j * 3] = zx; zeta[j * 3 + 1] = zy; zeta[j * 3 + 2] = zz;
-  // A_i += Xᵀ I^a X, g_i += Xᵀ p, X = [I, −R; 0, I], R = [r]ₓ, r = x_c − x_b:
-  // Xᵀ M X = [[M11, M12 − M11 R], [M21 + R M11, M22 + R M12 − M21 R − R M11 R]]
-  const rx = centre[c3]! - centre[b3]!, ry = centre[c3 + 1]! - centre[b3 + 1]!, rz = centre[c3 + 2]! - centre[b3 + 2]!;
+  // A_i += Lᵀ M − E K Eᵀ (T − I); g_i += −Lᵀ m + E K t_α. Lᵀ = [I; [r]ₓ]: Lᵀ v = (v, r × v)
   const i36 = i * 36, i6 = i * 6;
-  // N = M12 − M11 R (3×3) ; (M11 R)[r][c] = Σ_k M11[r][k] R[k][c], R = [[0, −rz, ry], [rz, 0, −rx], [−ry, rx, 0]]
-  for (let row = 0; row < 3; row++) {
-    const m0 = Ia[row * 6]!, m1 = Ia[row * 6 + 1]!, m2 = Ia[row * 6 + 2]!;
-    // row of M11 R
-    const t0 = m1 * rz - m2 * ry, t1 = -m0 * rz + m2 * rx, t2 = m0 * ry - m1 * rx;
-    Ia[row * 6 + 3] -= t0; Ia[row * 6 + 4] -= t1; Ia[row * 6 + 5] -= t2; // now N = M12 − M11 R
+  for (let col = 0; col < 6; col++) {
+    const vx = M[o18 + col]!, vy = M[o18 + 6 + col]!, vz = M[o18 + 12 + col]!;
+    A[i36 + col] += vx; A[i36 + 6 + col] += vy; A[i36 + 12 + col] += vz;
+    A[i36 + 18 + col] += ry * vz - rz * vy; A[i36 + 24 + col] += rz * vx - rx * vz; A[i36 + 30 + col] += rx * vy - ry * vx;
+    // (T − I) angular rows
+    const tx = T[j36 + 18 + col]! - (col === 3 ? 1 : 0), ty = T[j36 + 24 + col]! - (col === 4 ? 1 : 0), tz = T[j36 + 30 + col]! - (col === 5 ? 1 : 0);
+    A[i36 + 18 + col] -= k00 * tx + k01 * ty + k02 * tz;
+    A[i36 + 24 + col] -= k01 * tx + k11 * ty + k12 * tz;
+    A[i36 + 30 + col] -= k02 * tx + k12 * ty + k22 * tz;
   }
-  // lower-right: M22 + R M12 − M21 R − R M11 R = M22 + R N − M21 R (with N = M12 − M11 R):
-  // R M12 − R M11 R = R N ; then − M21 R
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      // (R N)[row][col] = Σ_k R[row][k] N[k][col]
-      const n0 = Ia[3 + col]!, n1 = Ia[9 + col]!, n2 = Ia[15 + col]!;
-      const rn = row === 0 ? -rz * n1 + ry * n2 : row === 1 ? rz * n0 - rx * n2 : -ry * n0 + rx * n1;
-      // (M21 R)[row][col] = Σ_k M21[row][k] R[k][col]; M21 row = Ia[(3 + row) * 6 + 0..2]
-      const a0 = Ia[(3 + row) * 6]!, a1 = Ia[(3 + row) * 6 + 1]!, a2 = Ia[(3 + row) * 6 + 2]!;
-      const mr = col === 0 ? a1 * rz - a2 * ry : col === 1 ? -a0 * rz + a2 * rx : a0 * ry - a1 * rx;
-      A[i36 + (3 + row) * 6 + 3 + col] += Ia[(3 + row) * 6 + 3 + col]! + rn - mr;
-    }
-  }
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      const m11 = Ia[row * 6 + col]!, n = Ia[row * 6 + 3 + col]!;
-      A[i36 + row * 6 + col] += m11;
-      A[i36 + row * 6 + 3 + col] += n;
-      A[i36 + (3 + col) * 6 + row] += n; // the symmetric block Nᵀ = M21 + R M11
-    }
-  }
-  // g_i += (p_lin, p_ang + r × p_lin)
-  const px = pa[0]!, py = pa[1]!, pz = pa[2]!;
-  g[i6] += px; g[i6 + 1] += py; g[i6 + 2] += pz;
-  g[i6 + 3] += pa[3]! + ry * pz - rz * py; g[i6 + 4] += pa[4]! + rz * px - rx * pz; g[i6 + 5] += pa[5]! + rx * py - ry * px;
+  const mx = m[j * 3]!, my = m[j * 3 + 1]!, mz = m[j * 3 + 2]!;
+  const tax = t[j6 + 3]!, tay = t[j6 + 4]!, taz = t[j6 + 5]!;
+  g[i6] -= mx; g[i6 + 1] -= my; g[i6 + 2] -= mz;
+  g[i6 + 3] -= ry * mz - rz * my; g[i6 + 4] -= rz * mx - rx * mz; g[i6 + 5] -= rx * my - ry * mx;
+  g[i6 + 3] += k00 * tax + k01 * tay + k02 * taz;
+  g[i6 + 4] += k01 * tax + k11 * tay + k12 * taz;
+  g[i6 + 5] += k02 * tax + k12 * tay + k22 * taz;
   return true;
 }
 
