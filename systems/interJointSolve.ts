@@ -26,7 +26,8 @@ import { steppingRigs } from '../src/core/world';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
-import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, type LimitCoupling } from './limitCoupling';
+import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
+import { fastCoupledJointForces } from './limitCouplingFast';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -310,19 +311,40 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
   worstOut[0] = worst;
 }
 
-/** The exact solve with the pressed limits coupled (limitCoupling.ts); false when it failed. */
-function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
-  if (!coupledJointForces(world, rig, coupling)) return false;
+/**
+ * The exact solve with the pressed limits coupled (limitCoupling.ts), in the fast
+ * articulated-body form or the accurate compliance form; false when it failed.
+ */
+function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, fast: boolean): boolean {
+  if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
   if (releaseStickyLimits(world, rig, coupling) > 0) {
     // a speculative limit spring would have pulled its joint: solve again without it
     freeAccelerations(world.physik.Bone, rig);
     // (again the coupled solve even if no spring is left: K = 0 is the plain ball joint, and
     // the other solve, rarely run on such a rig, would run cold)
-    if (!coupledJointForces(world, rig, coupling)) return false;
+    if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
   }
   applyJointForces(world, rig);
   applyCouplingTorques(world, rig, coupling);
   return true;
+}
+
+/**
+ * Whether the solve left the joints together: the largest acceleration mismatch at a joint
+ * within 1e-9 of the rig's accelerations (|a| + |α| L, largest over the bones). The fast form
+ * passes with ~1e-14; where cancellation spoiled it the mismatch shows it (1e-3 and more).
+ */
+function jointsHold(world: PhysikWorld, rig: RigRecord): boolean {
+  jointMismatch(world, rig);
+  const { acc, angAcc, length } = world.physik.Bone;
+  let scale = 0;
+  for (let i = 0; i < rig.bones.length; i++) {
+    const b = rig.bones[i]!, b3 = b * 3;
+    const s = Math.abs(acc[b3]!) + Math.abs(acc[b3 + 1]!) + Math.abs(acc[b3 + 2]!)
+      + (Math.abs(angAcc[b3]!) + Math.abs(angAcc[b3 + 1]!) + Math.abs(angAcc[b3 + 2]!)) * length[b]!;
+    if (s > scale) scale = s;
+  }
+  return worstOut[0]! <= 1e-9 * (1 + scale);
 }
 
 export function interJointSolve(world: PhysikWorld): void {
@@ -345,7 +367,17 @@ export function interJointSolve(world: PhysikWorld): void {
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
-        if (!coupledSolve(world, rig, coupling)) exactJointForces(world, rig);
+        let solved = coupledSolve(world, rig, coupling, true);
+        if (solved && !jointsHold(world, rig)) {
+          // the fast form lost accuracy (see limitCouplingFast.ts): this step again, accurately
+          removeCouplingTorques(world, rig, coupling);
+          freeAccelerations(Bone, rig);
+          solved = coupledSolve(world, rig, coupling, false);
+        } else if (!solved) {
+          freeAccelerations(Bone, rig);
+          solved = coupledSolve(world, rig, coupling, false);
+        }
+        if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); }
       } else {
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }

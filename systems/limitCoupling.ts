@@ -53,6 +53,11 @@ export interface LimitCoupling {
   T: Float64Array; // 36 per bone
   t: Float64Array; // 6 per bone
   u: Float64Array; // 6 per bone
+  /** The articulated-body form's (limitCouplingFast.ts): U = A S (18), D⁻¹ (9), Sᵀ g (3), ζ (3) per bone. */
+  U: Float64Array;
+  Dinv: Float64Array;
+  Sg: Float64Array;
+  zeta: Float64Array;
   /**
    * Speculative limit springs this step (torsionSprings.ts: inside the limit now, past it by the
    * end of the step): per entry the bone's depth-first index, and u (3), τ along u, k dt², θ, the
@@ -86,6 +91,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
     K: new Float64Array(6 * n), active: 0, tau: new Float64Array(3 * n), parentIndex,
     A: new Float64Array(36 * n), g: new Float64Array(6 * n), M: new Float64Array(18 * n), m: new Float64Array(3 * n),
     T: new Float64Array(36 * n), t: new Float64Array(6 * n), u: new Float64Array(6 * n),
+    U: new Float64Array(18 * n), Dinv: new Float64Array(9 * n), Sg: new Float64Array(3 * n), zeta: new Float64Array(3 * n),
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
   couplings.set(rig, c);
@@ -376,6 +382,19 @@ export function applyCouplingTorques(world: PhysikWorld, rig: RigRecord, couplin
       angAcc[b3 + 1] += s * (J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz);
       angAcc[b3 + 2] += s * (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
     }
+  }
+}
+
+/** Undo applyCouplingTorques on the bones' torques (before the step's solve is done again). */
+export function removeCouplingTorques(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): void {
+  const { torque } = world.physik.Bone;
+  const { tau, parentIndex } = coupling;
+  const bones = rig.bones;
+  for (let i = 1; i < bones.length; i++) {
+    const tx = tau[i * 3]!, ty = tau[i * 3 + 1]!, tz = tau[i * 3 + 2]!;
+    const b3 = bones[i]! * 3, p3 = bones[parentIndex[i]!]! * 3;
+    torque[b3] -= tx; torque[b3 + 1] -= ty; torque[b3 + 2] -= tz;
+    torque[p3] += tx; torque[p3 + 1] += ty; torque[p3 + 2] += tz;
   }
 }
 
