@@ -28,11 +28,11 @@
  * jointSolveExact.ts (the tests compare them).
  *
  * Cost: a 6×6 Cholesky solve and a few 6×6 products per joint, several times the 3×3 path of
- * jointSolveExact.ts; a rig uses it from the first step it presses a limit on (every humanoid:
- * its hinges' locked axes are always pressed). (The textbook articulated-body form, with
- * I^a = A − U D⁻¹ Uᵀ per joint, was 4× faster but lost accuracy to cancellation on rigs mixing
- * 0.1 mm and metre bones: accelerations 2% apart, and on 40 fuzz rigs 14 churned at the end
- * instead of 6. Kept out until it is made accurate.)
+ * jointSolveExact.ts. interJointSolve runs the articulated-body form of the same equations first
+ * (limitCouplingFast.ts, ~4× faster) and this one only when that one's result does not hold the
+ * joints together (cancellation on rigs mixing 0.1 mm and metre bones). A rig uses the coupled
+ * solve from the first step it presses a limit on (every humanoid: its hinges' locked axes are
+ * always pressed). The root's 6×6 system is solved by elimination with pivoting.
  * No allocation per step: scratch grows once per rig (a WeakMap keyed by the rig record).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';

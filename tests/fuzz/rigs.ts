@@ -548,11 +548,11 @@ export const BOUNDS = {
    * default hard-stop band is 5° past a limit (50× stiffer beyond), so a rig pressed against
    * its limits ends within a few degrees of that band. Measured (npm run fuzz, default
    * settings, seeds 1..500 × 2000 steps, with pressed limits coupled in the exact solve and
-   * speculative limit springs): over the 446 rigs that needed no speed clamp in the last quarter
-   * of the run, 427 within 10° and 19 beyond it, largest 146°; 325 of the 500 settle. Exceeded by:
+   * speculative limit springs): over the 442 rigs that needed no speed clamp in the last quarter
+   * of the run, 425 within 10° and 17 beyond it, largest 56°; 322 of the 500 settle. Exceeded by:
    * rigs of sub-centimetre, 10 g bones beside heavy metre-long ones pulled 100× their reach,
    * which churn against their limits faster than 32 substeps follow and get their speeds
-   * clamped (54 of the 500, final violations up to 160°), and a few of the others still moving
+   * clamped (58 of the 500, final violations up to 164°), and a few of the others still moving
    * at the end. Peaks during far jumps are not bounded: a joint's violation grew by up to 178°
    * over its rest pose's.
    */

@@ -62,7 +62,7 @@ describe('fuzz: random rigs, far target jumps', () => {
       if (settings === 'default') {
         // Known weakness (notes for issue 8): rigs of bones far lighter and shorter than their
         // neighbours, pulled far, can churn against their limits faster than substeps can follow
-        // (54 of 500 in the long run); the guard then clamps their speeds
+        // (58 of 500 in the long run); the guard then clamps their speeds
         // (systems/substepRetry.ts) and they keep moving, with violations the clamp does not
         // bound. The limit property is asserted on the rigs that needed no clamp in the last
         // quarter of the run (here 33 or 34 of the 40).
