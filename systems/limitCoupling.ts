@@ -146,10 +146,10 @@ function cholSolve6(L: Float64Array, B: Float64Array, w: number): void {
  * The levers of centripetal() and loadHeadColumns(), passed in an array: a call with double
  * arguments boxes them (an allocation each) where V8 does not inline.
  */
-const lever = new Float64Array(3);
+export const lever = new Float64Array(3);
 
 /** ω × (ω × r) of bone b at r = lever (zero when switched off), to out. */
-function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
+export function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
   if (!on) { out[0] = 0; out[1] = 0; out[2] = 0; return; }
   const rx = lever[0]!, ry = lever[1]!, rz = lever[2]!;
   const wx = angVel[b * 3]!, wy = angVel[b * 3 + 1]!, wz = angVel[b * 3 + 2]!;
@@ -157,17 +157,36 @@ function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boo
   out[0] = wy * uz - wz * uy; out[1] = wz * ux - wx * uz; out[2] = wx * uy - wy * ux;
 }
 
-/** 3×3 inverse of m (row-major) into out; false when singular or not finite. */
-function invert3(out: Float64Array, m: Float64Array): boolean {
-  const a = m[0]!, b = m[1]!, c = m[2]!, d = m[3]!, e = m[4]!, f = m[5]!, g = m[6]!, h = m[7]!, i = m[8]!;
+/** 3×3 inverse of m[mo..] (row-major) into out[oo..]; false when singular or not finite. */
+export function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
+  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
   const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
   const det = a * A + b * B + c * C;
   if (!(det !== 0 && Number.isFinite(det))) return false;
   const s = 1 / det;
-  out[0] = A * s; out[1] = (c * h - b * i) * s; out[2] = (b * f - c * e) * s;
-  out[3] = B * s; out[4] = (a * i - c * g) * s; out[5] = (c * d - a * f) * s;
-  out[6] = C * s; out[7] = (b * g - a * h) * s; out[8] = (a * e - b * d) * s;
+  out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
+  out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
+  out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
   return true;
+}
+
+/** A_i = G⁻¹ = diag(m I, I_world) and g_i = G⁻¹ u0 (the free accelerations) of bone b at depth-first index i. */
+export function loadBody(Bone: PhysikWorld['physik']['Bone'], coupling: LimitCoupling, b: number, i: number): void {
+  const { effMass, effInertiaWorld: I, acc, angAcc } = Bone;
+  const { A, g } = coupling;
+  const b3 = b * 3, b6 = b * 6, a36 = i * 36, g6 = i * 6;
+  const mass = effMass[b]!;
+  const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
+  A.fill(0, a36, a36 + 36);
+  A[a36] = mass; A[a36 + 7] = mass; A[a36 + 14] = mass;
+  A[a36 + 21] = ixx; A[a36 + 22] = ixy; A[a36 + 23] = ixz;
+  A[a36 + 27] = ixy; A[a36 + 28] = iyy; A[a36 + 29] = iyz;
+  A[a36 + 33] = ixz; A[a36 + 34] = iyz; A[a36 + 35] = izz;
+  const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+  g[g6] = mass * acc[b3]!; g[g6 + 1] = mass * acc[b3 + 1]!; g[g6 + 2] = mass * acc[b3 + 2]!;
+  g[g6 + 3] = ixx * ax + ixy * ay + ixz * az;
+  g[g6 + 4] = ixy * ax + iyy * ay + iyz * az;
+  g[g6 + 5] = ixz * ax + iyz * ay + izz * az;
 }
 
 /**
@@ -185,19 +204,7 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
 
   // Up: A and g of every bone with its subtree folded in; M, m, T, t of every child.
   for (let i = n - 1; i >= 0; i--) {
-    const b = bones[i]!, b3 = b * 3, b6 = b * 6, a36 = i * 36, g6 = i * 6;
-    const mass = effMass[b]!;
-    const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
-    A.fill(0, a36, a36 + 36);
-    A[a36] = mass; A[a36 + 7] = mass; A[a36 + 14] = mass;
-    A[a36 + 21] = ixx; A[a36 + 22] = ixy; A[a36 + 23] = ixz;
-    A[a36 + 27] = ixy; A[a36 + 28] = iyy; A[a36 + 29] = iyz;
-    A[a36 + 33] = ixz; A[a36 + 34] = iyz; A[a36 + 35] = izz;
-    const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
-    g[g6] = mass * acc[b3]!; g[g6 + 1] = mass * acc[b3 + 1]!; g[g6 + 2] = mass * acc[b3 + 2]!;
-    g[g6 + 3] = ixx * ax + ixy * ay + ixz * az;
-    g[g6 + 4] = ixy * ax + iyy * ay + iyz * az;
-    g[g6 + 5] = ixz * ax + iyz * ay + izz * az;
+    loadBody(Bone, coupling, bones[i]!, i);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
       if (!foldChild(Bone, on, coupling, rig, i, childIndex[k]!)) return false;
     }
@@ -223,7 +230,7 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
       if (c < 3) { Phi[c] = px; Phi[3 + c] = py; Phi[6 + c] = pz; } else { f0[0] = px; f0[1] = py; f0[2] = pz; }
     }
     centripetal(cenC, angVel, root, on);
-    if (!invert3(W, Phi)) return false;
+    if (!invert3(W, 0, Phi, 0)) return false;
     const bx = -(f0[0]! + cenC[0]!), by = -(f0[1]! + cenC[1]!), bz = -(f0[2]! + cenC[2]!);
     fx = W[0]! * bx + W[1]! * by + W[2]! * bz;
     fy = W[3]! * bx + W[4]! * by + W[5]! * bz;
@@ -299,7 +306,7 @@ function foldChild(Bone: PhysikWorld['physik']['Bone'], on: boolean, coupling: L
     const lx = RHS[col]!, ly = RHS[7 + col]!, lz = RHS[14 + col]!, wx = RHS[21 + col]!, wy = RHS[28 + col]!, wz = RHS[35 + col]!;
     Phi[col] = lx - (hy * wz - hz * wy); Phi[3 + col] = ly - (hz * wx - hx * wz); Phi[6 + col] = lz - (hx * wy - hy * wx);
   }
-  if (!invert3(W, Phi)) return false;
+  if (!invert3(W, 0, Phi, 0)) return false;
   // H xg and H Xk
   const gxl = RHS[3]!, gyl = RHS[10]!, gzl = RHS[17]!, gxa = RHS[24]!, gya = RHS[31]!, gza = RHS[38]!;
   const hgx = gxl - (hy * gza - hz * gya), hgy = gyl - (hz * gxa - hx * gza), hgz = gzl - (hx * gya - hy * gxa);

@@ -15,7 +15,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { solveDense } from './jointSolveExact';
-import type { LimitCoupling } from './limitCoupling';
+import { centripetal, invert3, lever, loadBody, type LimitCoupling } from './limitCoupling';
 
 const Aroot = new Float64Array(36);
 const RHS = new Float64Array(6 * 4);
@@ -23,31 +23,6 @@ const Ia = new Float64Array(36);
 const pa = new Float64Array(6);
 const W = new Float64Array(9);
 const cen = new Float64Array(3);
-
-/** The lever of centripetal(), passed in an array: a call with double arguments boxes them. */
-const lever = new Float64Array(3);
-
-/** ω × (ω × r) of bone b at r = lever (zero when switched off), to cen. */
-function centripetal(angVel: Float64Array, b: number, on: boolean): void {
-  if (!on) { cen[0] = 0; cen[1] = 0; cen[2] = 0; return; }
-  const rx = lever[0]!, ry = lever[1]!, rz = lever[2]!;
-  const wx = angVel[b * 3]!, wy = angVel[b * 3 + 1]!, wz = angVel[b * 3 + 2]!;
-  const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
-  cen[0] = wy * uz - wz * uy; cen[1] = wz * ux - wx * uz; cen[2] = wx * uy - wy * ux;
-}
-
-/** 3×3 inverse of m[mo..] (row-major) into out[oo..]; false when singular or not finite. */
-function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
-  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
-  const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
-  const det = a * A + b * B + c * C;
-  if (!(det !== 0 && Number.isFinite(det))) return false;
-  const s = 1 / det;
-  out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
-  out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
-  out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
-  return true;
-}
 
 /**
  * Writes Bone.jointForce for every bone of the rig and the coupling's spring torques `tau`
@@ -71,19 +46,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
 
   // Up: A and g of every bone with its subtree folded in.
   for (let i = n - 1; i >= 0; i--) {
-    const b = bones[i]!, b3 = b * 3, b6 = b * 6, a36 = i * 36, g6 = i * 6;
-    const mass = effMass[b]!;
-    const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
-    A.fill(0, a36, a36 + 36);
-    A[a36] = mass; A[a36 + 7] = mass; A[a36 + 14] = mass;
-    A[a36 + 21] = ixx; A[a36 + 22] = ixy; A[a36 + 23] = ixz;
-    A[a36 + 27] = ixy; A[a36 + 28] = iyy; A[a36 + 29] = iyz;
-    A[a36 + 33] = ixz; A[a36 + 34] = iyz; A[a36 + 35] = izz;
-    const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
-    g[g6] = mass * acc[b3]!; g[g6 + 1] = mass * acc[b3 + 1]!; g[g6 + 2] = mass * acc[b3 + 2]!;
-    g[g6 + 3] = ixx * ax + ixy * ay + ixz * az;
-    g[g6 + 4] = ixy * ax + iyy * ay + iyz * az;
-    g[g6 + 5] = ixz * ax + iyz * ay + izz * az;
+    loadBody(Bone, coupling, bones[i]!, i);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
       if (!foldChildFast(head, centre, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
     }
@@ -112,7 +75,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     Ia[3] = Ia[4]!; Ia[4] = Ia[5]!; Ia[5] = Ia[6]!; Ia[6] = Ia[8]!; Ia[7] = Ia[9]!; Ia[8] = Ia[10]!; // Φ packed 3×3
     if (!invert3(W, 0, Ia, 0)) return false;
     lever[0] = hx; lever[1] = hy; lever[2] = hz;
-    centripetal(angVel, root, on);
+    centripetal(cen, angVel, root, on);
     const bx = -(b0 + cen[0]!), by = -(b1 + cen[1]!), bz = -(b2 + cen[2]!);
     fx = W[0]! * bx + W[1]! * by + W[2]! * bz;
     fy = W[3]! * bx + W[4]! * by + W[5]! * bz;
@@ -210,9 +173,9 @@ function foldChildFast(head: Float64Array, centre: Float64Array, angVel: Float64
   let zx = 0, zy = 0, zz = 0;
   if (on) {
     lever[0] = jx; lever[1] = jy; lever[2] = jz;
-    centripetal(angVel, b, true); zx = cen[0]!; zy = cen[1]!; zz = cen[2]!;
+    centripetal(cen, angVel, b, true); zx = cen[0]!; zy = cen[1]!; zz = cen[2]!;
     lever[0] = dx; lever[1] = dy; lever[2] = dz;
-    centripetal(angVel, c, true); zx += cen[0]!; zy += cen[1]!; zz += cen[2]!;
+    centripetal(cen, angVel, c, true); zx += cen[0]!; zy += cen[1]!; zz += cen[2]!;
     // p̃ − I^a ζ (ζ has no angular part)
     for (let r = 0; r < 6; r++) pa[r] -= Ia[r * 6]! * zx + Ia[r * 6 + 1]! * zy + Ia[r * 6 + 2]! * zz;
   }
