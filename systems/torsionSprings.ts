@@ -21,7 +21,7 @@
  * iterative solve it is added (twice, see below) to the inertia of the bone and of its parent
  * along v, a stand-in that also makes the pair resist turning together (measured on 40 random
  * rigs of the fuzz: 31 churned against their limits at the end of the run with the stand-in,
- * 8 with the coupling). Either keeps stiff limits on light bones stable at any dt.
+ * 7 with the coupling). Either keeps stiff limits on light bones stable at any dt.
  * `limitImplicit: false` is the paper's explicit spring.
  *
  * Speculative (implicit springs with the exact solve): a joint inside its limits but moving fast
