@@ -27,7 +27,7 @@
  * (`pose()`, `metrics()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import {
-  addRig, createPhysikWorld, createSnapshot, describeControlPoint, getSettings, readMetrics, readPose, removeRig, resetRig,
+  addRig, createPhysikWorld, createSnapshot, getSettings, readMetrics, readPose, removeRig, resetRig,
   restoreRig, setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
@@ -37,6 +37,7 @@ import type { Scene, Settings } from '../scene/types';
 import { createView, type View } from '../render/view';
 import { createTargetDragger, type TargetDragger } from './drag';
 import { screenPoints } from './screenPoints';
+import { sceneFileText } from './sceneFile';
 import { createBoneGrabber, type BoneGrabber } from './grab';
 import { createHistory, type History } from './history';
 import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
@@ -548,17 +549,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     get timeline() { return timeline; },
     get selected() { return selected; },
     select,
-    sceneFile() {
-      const r = record();
-      const { expect: _expect, ...rest } = scene; // the expectations were about the scene as shipped
-      void _expect;
-      const out = {
-        ...rest,
-        controlPoints: Array.from(r.controlPoints, (cp) => describeControlPoint(world, cp)),
-        settings: { ...getSettings(world, rig) },
-      };
-      return `${JSON.stringify(out, null, 2)}\n`;
-    },
+    sceneFile: () => sceneFileText(world, record(), scene),
     spawnCrowd(n) {
       if (!(Number.isInteger(n) && n >= 0 && n <= 1000)) throw new Error(`crowd size must be a whole number from 0 to 1000, got ${n}`);
       for (const r of crowdRigs) removeRig(world, r);

@@ -22,7 +22,7 @@
  * require-corp: vite.config.ts sends them); `workerModeAvailable()` says whether this page is,
  * and main.ts falls back to the main thread with a message when it is not.
  */
-import { createPhysikWorld, describeControlPoint, getSettings, readMetrics, setSettings, setTarget } from '../core';
+import { createPhysikWorld, getSettings, readMetrics, setSettings, setTarget } from '../core';
 import { findRig } from '../core/world';
 import type { Scene } from '../scene/types';
 import { parseSceneText } from '../scene/load';
@@ -32,6 +32,7 @@ import { createView } from '../render/view';
 import { createHud, type Hud } from '../hud/overlay';
 import { createTargetDragger } from './drag';
 import { screenPoints } from './screenPoints';
+import { sceneFileText } from './sceneFile';
 import { createHistory } from './history';
 import { installFileDrop } from './drop';
 import { createPoseBuffer, createPoseReader, poseLayoutOf, META_STEP_MS, type PoseReader } from './poseBuffer';
@@ -287,17 +288,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     recorder,
     timeline: null,
     importNotes: [],
-    sceneFile() {
-      const r = record();
-      const { expect: _expect, ...rest } = scene;
-      void _expect;
-      const out = {
-        ...rest,
-        controlPoints: Array.from(r.controlPoints, (cp) => describeControlPoint(world, cp)),
-        settings: { ...getSettings(world, rig) },
-      };
-      return `${JSON.stringify(out, null, 2)}\n`;
-    },
+    sceneFile: () => sceneFileText(world, record(), scene),
     spawnCrowd(n) {
       crowdRigs = replaceCrowd(world, scene, rig, crowdRigs, n); // throws first for a bad n
       send({ type: 'crowd', pose: newPoseBuffer(), n });

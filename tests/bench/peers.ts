@@ -61,10 +61,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import {
-  Bone, BufferGeometry, Float32BufferAttribute, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute,
-} from 'three';
-import { CCDIKSolver, type IK } from 'three/examples/jsm/animation/CCDIKSolver.js';
+import { threeChain } from './threeChain';
 import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, readMetrics } from '../../src/core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';
@@ -132,30 +129,7 @@ function ours(solver: 'ccd' | 'dls', n: number): Contender {
 }
 
 function threeCcd(n: number): Contender {
-  const bones: Bone[] = [];
-  for (let i = 0; i <= n; i++) { // bones 0..n-1 and the tip bone n (the effector)
-    const b = new Bone();
-    b.name = `b${i}`;
-    if (i > 0) { b.position.set(L / n, 0, 0); bones[i - 1]!.add(b); }
-    bones.push(b);
-  }
-  const target = new Bone();
-  target.name = 'target';
-  bones.push(target);
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new Float32BufferAttribute([0, 0, 0], 3));
-  geometry.setAttribute('skinIndex', new Uint16BufferAttribute([0, 0, 0, 0], 4));
-  geometry.setAttribute('skinWeight', new Float32BufferAttribute([1, 0, 0, 0], 4));
-  const mesh = new SkinnedMesh(geometry, new MeshBasicMaterial());
-  mesh.add(bones[0]!);
-  mesh.add(target);
-  mesh.bind(new Skeleton(bones));
-  target.position.set(...TARGET);
-  mesh.updateMatrixWorld(true);
-  const links: IK['links'] = [];
-  for (let i = n - 1; i >= 0; i--) links.push({ index: i });
-  const ik: IK = { target: n + 1, effector: n, links, iteration: 1 };
-  const solver = new CCDIKSolver(mesh, [ik]);
+  const { bones, ik, solver } = threeChain(n, L, TARGET);
   const reset = () => {
     for (let i = 0; i < n; i++) bones[i]!.quaternion.set(0, 0, 0, 1);
     bones[0]!.updateMatrixWorld(true);

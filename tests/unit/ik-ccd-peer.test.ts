@@ -7,8 +7,7 @@
  * arc, the composed deltas) must not change what an iteration does.
  */
 import { describe, expect, it } from 'vitest';
-import { Bone, BufferGeometry, Float32BufferAttribute, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute } from 'three';
-import { CCDIKSolver, type IK } from 'three/examples/jsm/animation/CCDIKSolver.js';
+import { threeChain } from '../bench/threeChain';
 import { createPhysikWorld, addRig, setTarget, step, readPose } from '../../src/core';
 import type { BoneDescription } from '../../src/scene/types';
 
@@ -34,27 +33,9 @@ function oursError(n: number, N: number): number {
 }
 
 function threeError(n: number, N: number): number {
-  const bones: Bone[] = [];
-  for (let i = 0; i <= n; i++) {
-    const b = new Bone();
-    if (i > 0) { b.position.set(1 / n, 0, 0); bones[i - 1]!.add(b); }
-    bones.push(b);
-  }
-  const target = new Bone();
-  bones.push(target);
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new Float32BufferAttribute([0, 0, 0], 3));
-  geometry.setAttribute('skinIndex', new Uint16BufferAttribute([0, 0, 0, 0], 4));
-  geometry.setAttribute('skinWeight', new Float32BufferAttribute([1, 0, 0, 0], 4));
-  const mesh = new SkinnedMesh(geometry, new MeshBasicMaterial());
-  mesh.add(bones[0]!);
-  mesh.add(target);
-  mesh.bind(new Skeleton(bones));
-  target.position.set(...TARGET);
-  mesh.updateMatrixWorld(true);
-  const links: IK['links'] = [];
-  for (let i = n - 1; i >= 0; i--) links.push({ index: i });
-  new CCDIKSolver(mesh, [{ target: n + 1, effector: n, links, iteration: N }]).update();
+  const { bones, ik, solver } = threeChain(n, 1, TARGET);
+  ik.iteration = N;
+  solver.update();
   const e = bones[n]!.matrixWorld.elements;
   return Math.hypot(e[12]! - TARGET[0], e[13]! - TARGET[1], e[14]! - TARGET[2]);
 }

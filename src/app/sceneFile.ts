@@ -1,0 +1,20 @@
+/**
+ * The sandbox's current scene as a scene file (`Sandbox.sceneFile`, the panel's save): the
+ * scene as loaded, with the rig's control points and settings as they are now. The `expect`
+ * block is left out: its expectations were about the scene as shipped. Shared by the
+ * main-thread and the worker-mode sandbox.
+ */
+import { describeControlPoint, getSettings, type PhysikWorld } from '../core';
+import type { RigRecord } from '../core/world';
+import type { Scene } from '../scene/types';
+
+export function sceneFileText(world: PhysikWorld, record: RigRecord, scene: Scene): string {
+  const { expect: _expect, ...rest } = scene;
+  void _expect;
+  const out = {
+    ...rest,
+    controlPoints: Array.from(record.controlPoints, (cp) => describeControlPoint(world, cp)),
+    settings: { ...getSettings(world, record.eid) },
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
