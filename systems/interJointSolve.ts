@@ -364,16 +364,19 @@ export function interJointSolve(world: PhysikWorld): void {
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the
       // interpreter, which allocates (measured ~1 kB a step on the humanoid)
+      // (jointsHold measured the mismatch of the fast form's result: kept when it passed)
+      let measured = false;
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
         let solved = coupledSolve(world, rig, coupling, true);
-        if (solved && !jointsHold(world, rig)) {
+        if (solved && jointsHold(world, rig)) measured = true;
+        else if (solved) {
           // the fast form lost accuracy (see limitCouplingFast.ts): this step again, accurately
           removeCouplingTorques(world, rig, coupling);
           freeAccelerations(Bone, rig);
           solved = coupledSolve(world, rig, coupling, false);
-        } else if (!solved) {
+        } else {
           freeAccelerations(Bone, rig);
           solved = coupledSolve(world, rig, coupling, false);
         }
@@ -381,7 +384,10 @@ export function interJointSolve(world: PhysikWorld): void {
       } else {
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }
-      if (nJoints > 0) { jointMismatch(world, rig); worst = worstOut[0]!; }
+      if (nJoints > 0) {
+        if (!measured) jointMismatch(world, rig);
+        worst = worstOut[0]!;
+      }
       passes = nJoints > 0 ? 1 : 0;
       if (!Number.isFinite(worst)) status = STATUS_DIVERGED;
     } else {

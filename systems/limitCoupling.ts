@@ -38,7 +38,13 @@
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { solveDense } from './jointSolveExact';
 
-/** Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are set. */
+/**
+ * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
+ * set; the spring torques of the last solve; the speculative springs. The solves' sweep values
+ * (A … zeta) are written before they are read in every solve, so they point at one shared
+ * scratch (bindSweep, grown once to the largest rig): a crowd's rigs then share a few kB that
+ * stay in cache, where a copy per rig (~1 kB per bone) was read from memory each step.
+ */
 export interface LimitCoupling {
   K: Float64Array;
   active: number;
@@ -52,11 +58,10 @@ export interface LimitCoupling {
   m: Float64Array; // 3 per bone
   T: Float64Array; // 36 per bone
   t: Float64Array; // 6 per bone
+  /** Each bone's motion from the last solve: its angular acceleration in [3..5] (the linear part depends on the form). */
   u: Float64Array; // 6 per bone
-  /** The articulated-body form's (limitCouplingFast.ts): U = A S (18), D⁻¹ (9), Sᵀ g (3), ζ (3) per bone. */
-  U: Float64Array;
+  /** The articulated-body form's (limitCouplingFast.ts): D⁻¹ (9, 6 of them used) and ζ (3) per bone. */
   Dinv: Float64Array;
-  Sg: Float64Array;
   zeta: Float64Array;
   /**
    * Speculative limit springs this step (torsionSprings.ts: inside the limit now, past it by the
@@ -78,6 +83,23 @@ export function existingLimitCoupling(rig: RigRecord): LimitCoupling | undefined
   return c && c.parentIndex.length === rig.bones.length ? c : undefined;
 }
 
+/** The sweep scratch every rig's solve shares (see LimitCoupling), for `bones` bones per rig at most. */
+let sweep = makeSweep(32);
+function makeSweep(n: number) {
+  return {
+    bones: n, A: new Float64Array(36 * n), g: new Float64Array(6 * n), M: new Float64Array(18 * n), m: new Float64Array(3 * n),
+    T: new Float64Array(36 * n), t: new Float64Array(6 * n), u: new Float64Array(6 * n), Dinv: new Float64Array(9 * n), zeta: new Float64Array(3 * n),
+  };
+}
+
+/** Point the coupling's sweep arrays at the shared scratch, grown (once) to its rig's bones. */
+export function bindSweep(c: LimitCoupling): void {
+  const n = c.parentIndex.length;
+  if (sweep.bones < n) sweep = makeSweep(Math.max(n, 2 * sweep.bones));
+  const s = sweep;
+  c.A = s.A; c.g = s.g; c.M = s.M; c.m = s.m; c.T = s.T; c.t = s.t; c.u = s.u; c.Dinv = s.Dinv; c.zeta = s.zeta;
+}
+
 /** The rig's coupling scratch (created on first use, sized for its bones). */
 export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   let c = couplings.get(rig);
@@ -87,13 +109,13 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   for (let i = 0; i < n; i++) {
     for (let k = rig.childStart[i]!; k < rig.childStart[i + 1]!; k++) parentIndex[rig.childIndex[k]!] = i;
   }
+  const s = sweep;
   c = {
     K: new Float64Array(6 * n), active: 0, tau: new Float64Array(3 * n), parentIndex,
-    A: new Float64Array(36 * n), g: new Float64Array(6 * n), M: new Float64Array(18 * n), m: new Float64Array(3 * n),
-    T: new Float64Array(36 * n), t: new Float64Array(6 * n), u: new Float64Array(6 * n),
-    U: new Float64Array(18 * n), Dinv: new Float64Array(9 * n), Sg: new Float64Array(3 * n), zeta: new Float64Array(3 * n),
+    A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
+  bindSweep(c);
   couplings.set(rig, c);
   return c;
 }
@@ -198,6 +220,7 @@ export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling:
   const { Bone, Rig } = world.physik;
   const { head, centre, effMass, effInertiaWorld: I, acc, angAcc, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
+  bindSweep(coupling);
   const { K, A, g, M, m, T, t, u, tau, parentIndex } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;

@@ -1,119 +1,110 @@
 /**
- * The coupled joint solve of limitCoupling.ts in the articulated-body form: each child c turns
- * about its joint point j relative to its parent b with q̈ = α_c − α_b, so u_c = X u_b + S q̈ + ζ
- * with X = [I, −[x_c − x_b]ₓ; 0, I] (c riding rigidly on b), S = [−[x_c − j]ₓ; I] and ζ the
- * velocity terms; the joint passes a force and the spring torque −K q̈ only,
- * Sᵀ (A_c u_c − g_c) = −K q̈. With U = A_c S and D = Sᵀ U + K: q̈ = D⁻¹ (Sᵀ g_c − Uᵀ (X u_b + ζ)),
- * and c's subtree adds Xᵀ I^a X to A_b and Xᵀ (g_c − U D⁻¹ Sᵀ g_c − I^a ζ) to g_b, with
- * I^a = A_c − U D⁻¹ Uᵀ.
+ * The coupled joint solve of limitCoupling.ts in the articulated-body form (Featherstone's
+ * recursion with a compliant ball joint), written about each bone's head: the joint point.
  *
- * Limits: about 4× faster than the compliance form (a 3×3 inverse per joint instead of a 6×6
- * Cholesky with 7 right-hand sides), but I^a is a difference of large matrices: on rigs mixing
- * 0.1 mm and metre bones it loses accuracy to cancellation (accelerations 2% off measured). So
- * interJointSolve checks its result (the joints' acceleration mismatch after the forces are
- * applied) and solves again in the compliance form when the check fails.
+ * Bone b's motion is w_b = (a_b, α_b): the acceleration of the material point at its head and
+ * its angular acceleration. About the head its body inertia is A = Yᵀ G⁻¹ Y (Y = [I, −[d]ₓ; 0, I],
+ * d = centre − head, G⁻¹ = diag(m I, I_world)): A11 = m I, A12 = −m [d]ₓ, A22 = I_world + m (|d|² I
+ * − d dᵀ) (the parallel-axis theorem), and its equation A w = g + (F, τ) with g = (f, d × f + I α0),
+ * f = m (a0 − ω×(ω×d)) (a0, α0: the free accelerations). About the head a ball joint's motion
+ * subspace is S = [0; I]: the child turns with q̈ = α_c − α_b and its head follows the parent's
+ * material point, w_c = X w_b + ζ + S q̈ (X = [I, −[r]ₓ; 0, I], r = head_c − head_b, ζ = (ω_b×(ω_b×r), 0)).
+ * The joint passes a force and the spring torque −K q̈, so with D = A22 + K:
+ *   q̈ = D⁻¹ (g_ang − A21 v_lin − A22 α_b),  v = X w_b + ζ,
+ * and the child's subtree adds Xᵀ Iᵃ X to A_b and Xᵀ (pᵃ − Iᵃ ζ) to g_b, where
+ *   Iᵃ = [[A11 − A12 D⁻¹ A21, A12 D⁻¹ K], [K D⁻¹ A21, K − K D⁻¹ K]],  pᵃ = (g_lin − A12 D⁻¹ g_ang, K D⁻¹ g_ang).
+ * About the joint point S selects the angular block, so U = A S and Sᵀ U are blocks of A: a
+ * joint with K = 0 reduces to the 3×3 point inertia of its subtree at the joint, with nothing
+ * about the angular rows (a 3×3 inverse and a few 3×3 products per joint). A pinned root's head
+ * does not move: α_root = A22⁻¹ g_ang, a 3×3 solve; a floating root's is the 6×6 A w = g.
+ *
+ * Limits: Iᵃ's point block is a difference (a Schur complement) and loses accuracy to
+ * cancellation on rigs mixing 0.1 mm and metre bones. interJointSolve checks the result (the
+ * joints' acceleration mismatch after the forces are applied) and solves again in the compliance
+ * form (limitCoupling.ts) when the check fails.
+ *
+ * Storage per bone, by depth-first index: A (21 of its 36: A11 sym xx xy xz yy yz zz, A12
+ * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); the coupling's u holds w.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { solveDense } from './jointSolveExact';
-import { centripetal, invert3, lever, loadBody, type LimitCoupling } from './limitCoupling';
+import { bindSweep, type LimitCoupling } from './limitCoupling';
 
 const Aroot = new Float64Array(36);
-const RHS = new Float64Array(6 * 4);
-const Ia = new Float64Array(36);
-const pa = new Float64Array(6);
-const W = new Float64Array(9);
-const cen = new Float64Array(3);
+const rhs = new Float64Array(6);
 
 /**
- * Writes Bone.jointForce for every bone of the rig and the coupling's spring torques `tau`
- * (the −K α_rel part of each pressed limit, on the child; its negative acts on the parent).
- * Returns false (nothing trustworthy written) when a matrix is singular.
- *
- * In the articulated-body form: each child c turns about its joint point j relative to its
- * parent b with q̈ = α_c − α_b, so u_c = X u_b + S q̈ + ζ with X = [I, −[x_c − x_b]ₓ; 0, I]
- * (c riding rigidly on b), S = [−[x_c − j]ₓ; I] and ζ the velocity terms; the joint passes a
- * force and the spring torque −K q̈ only, Sᵀ (A_c u_c − g_c) = −K q̈. So with U = A_c S and
- * D = Sᵀ U + K: q̈ = D⁻¹ (Sᵀ g_c − Uᵀ (X u_b + ζ)), and c's subtree adds Xᵀ I^a X to A_b and
- * Xᵀ (g_c − U D⁻¹ Sᵀ g_c − I^a ζ) to g_b, I^a = A_c − U D⁻¹ Uᵀ (the parent's share of it).
+ * Writes Bone.jointForce for every bone of the rig, the coupling's spring torques `tau` (the
+ * −K α_rel part of each pressed limit, on the child; its negative acts on the parent) and the
+ * motions u. Returns false (nothing trustworthy written) when a matrix is singular.
  */
 export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
   const { Bone, Rig } = world.physik;
-  const { head, centre, effMass, effInertiaWorld: I, acc, angAcc, angVel, jointForce } = Bone;
+  const { head, centre, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
-  const { A, g, u, tau, parentIndex, K, U, Dinv, Sg, zeta } = coupling;
+  bindSweep(coupling);
+  const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
 
-  // Up: A and g of every bone with its subtree folded in.
+  // Up: A and g of every bone about its head, with its subtree folded in.
   for (let i = n - 1; i >= 0; i--) {
-    loadBody(Bone, coupling, bones[i]!, i);
+    loadBodyAtHead(Bone, A, g, bones[i]!, i, on);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
-      if (!foldChildFast(head, centre, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
+      if (!foldChild(head, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
     }
   }
 
-  // Down: the root's head force and motion, then each child's from its parent's motion.
-  // A_root [X | x] = [Hᵀ | g] (H = [I, −[h]ₓ], Hᵀ = [I; [h]ₓ]), by elimination with pivoting
-  // (A is positive definite in exact arithmetic, but rigs mixing 0.1 mm and 1 km bones make it
-  // too ill-conditioned for a Cholesky factor), so u_root = x + X F.
+  // Down: the root's motion (and the world's force on a pinned root), then each child's.
   const root = bones[0]!, r3 = root * 3;
-  for (let e = 0; e < 36; e++) Aroot[e] = A[e]!;
-  const hx = head[r3]! - centre[r3]!, hy = head[r3 + 1]! - centre[r3 + 1]!, hz = head[r3 + 2]! - centre[r3 + 2]!;
-  RHS.fill(0);
-  RHS[0] = 1; RHS[5] = 1; RHS[10] = 1;
-  RHS[13] = -hz; RHS[14] = hy; RHS[16] = hz; RHS[18] = -hx; RHS[20] = -hy; RHS[21] = hx;
-  for (let r = 0; r < 6; r++) RHS[r * 4 + 3] = g[r]!;
-  solveDense(Aroot, RHS, 6, 4);
   let fx = 0, fy = 0, fz = 0;
   if (Rig.pinned[rig.eid]) {
-    // H (x + X F) + ω×(ω×h) = 0: [Φ | β] = H [X | x] (3×4) into Ia, then F = −Φ⁻¹ (β + ω×(ω×h))
-    for (let c = 0; c < 4; c++) {
-      const lx = RHS[c]!, ly = RHS[4 + c]!, lz = RHS[8 + c]!, wx = RHS[12 + c]!, wy = RHS[16 + c]!, wz = RHS[20 + c]!;
-      Ia[c] = lx - (hy * wz - hz * wy); Ia[4 + c] = ly - (hz * wx - hx * wz); Ia[8 + c] = lz - (hx * wy - hy * wx);
-    }
-    const b0 = Ia[3]!, b1 = Ia[7]!, b2 = Ia[11]!;
-    Ia[3] = Ia[4]!; Ia[4] = Ia[5]!; Ia[5] = Ia[6]!; Ia[6] = Ia[8]!; Ia[7] = Ia[9]!; Ia[8] = Ia[10]!; // Φ packed 3×3
-    if (!invert3(W, 0, Ia, 0)) return false;
-    lever[0] = hx; lever[1] = hy; lever[2] = hz;
-    centripetal(cen, angVel, root, on);
-    const bx = -(b0 + cen[0]!), by = -(b1 + cen[1]!), bz = -(b2 + cen[2]!);
-    fx = W[0]! * bx + W[1]! * by + W[2]! * bz;
-    fy = W[3]! * bx + W[4]! * by + W[5]! * bz;
-    fz = W[6]! * bx + W[7]! * by + W[8]! * bz;
+    // a = 0: A22 α = g_ang (the head force has no moment about the head), F = A12 α − g_lin
+    const a11 = A[15]!, a12 = A[16]!, a13 = A[17]!, a22 = A[18]!, a23 = A[19]!, a33 = A[20]!;
+    const c11 = a22 * a33 - a23 * a23, c12 = a13 * a23 - a12 * a33, c13 = a12 * a23 - a13 * a22;
+    const det = a11 * c11 + a12 * c12 + a13 * c13;
+    if (!(det !== 0 && Number.isFinite(det))) return false;
+    const s = 1 / det;
+    const c22 = a11 * a33 - a13 * a13, c23 = a12 * a13 - a11 * a23, c33 = a11 * a22 - a12 * a12;
+    const gx = g[3]!, gy = g[4]!, gz = g[5]!;
+    const ax = (c11 * gx + c12 * gy + c13 * gz) * s, ay = (c12 * gx + c22 * gy + c23 * gz) * s, az = (c13 * gx + c23 * gy + c33 * gz) * s;
+    u[0] = 0; u[1] = 0; u[2] = 0; u[3] = ax; u[4] = ay; u[5] = az;
+    fx = A[6]! * ax + A[7]! * ay + A[8]! * az - g[0]!;
+    fy = A[9]! * ax + A[10]! * ay + A[11]! * az - g[1]!;
+    fz = A[12]! * ax + A[13]! * ay + A[14]! * az - g[2]!;
+  } else {
+    // A w = g by elimination with pivoting (positive definite in exact arithmetic, but rigs
+    // mixing 0.1 mm and 1 km bones are too ill-conditioned for a Cholesky factor)
+    expandSym6(Aroot, A, 0);
+    for (let r = 0; r < 6; r++) rhs[r] = g[r]!;
+    solveDense(Aroot, rhs, 6, 1);
+    for (let r = 0; r < 6; r++) u[r] = rhs[r]!;
   }
   jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-  for (let r = 0; r < 6; r++) u[r] = RHS[r * 4 + 3]! + RHS[r * 4]! * fx + RHS[r * 4 + 1]! * fy + RHS[r * 4 + 2]! * fz;
-  if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!))) return false;
+  if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!) && Number.isFinite(fx))) return false;
   tau[0] = 0; tau[1] = 0; tau[2] = 0;
   for (let i = 1; i < n; i++) {
-    const c = bones[i]!, c3 = c * 3, pi = parentIndex[i]!, p3 = bones[pi]! * 3, i6 = i * 6, p6 = pi * 6;
-    // v = X u_p + ζ: a_p + α_p × r + ζ, α_p
-    const rx = centre[c3]! - centre[p3]!, ry = centre[c3 + 1]! - centre[p3 + 1]!, rz = centre[c3 + 2]! - centre[p3 + 2]!;
+    const c = bones[i]!, c3 = c * 3, pi = parentIndex[i]!, p3 = bones[pi]! * 3, i6 = i * 6, p6 = pi * 6, a = i * 36;
+    // v = X w_p + ζ: the parent's material point at this head
+    const rx = head[c3]! - head[p3]!, ry = head[c3 + 1]! - head[p3 + 1]!, rz = head[c3 + 2]! - head[p3 + 2]!;
     const wx = u[p6 + 3]!, wy = u[p6 + 4]!, wz = u[p6 + 5]!;
     const vx = u[p6]! + wy * rz - wz * ry + zeta[i * 3]!;
     const vy = u[p6 + 1]! + wz * rx - wx * rz + zeta[i * 3 + 1]!;
     const vz = u[p6 + 2]! + wx * ry - wy * rx + zeta[i * 3 + 2]!;
-    // q̈ = D⁻¹ (Sᵀ g − Uᵀ v), v = (vx, vy, vz, wx, wy, wz)
-    const o18 = i * 18;
-    let s0 = Sg[i * 3]!, s1 = Sg[i * 3 + 1]!, s2 = Sg[i * 3 + 2]!;
-    s0 -= U[o18]! * vx + U[o18 + 3]! * vy + U[o18 + 6]! * vz + U[o18 + 9]! * wx + U[o18 + 12]! * wy + U[o18 + 15]! * wz;
-    s1 -= U[o18 + 1]! * vx + U[o18 + 4]! * vy + U[o18 + 7]! * vz + U[o18 + 10]! * wx + U[o18 + 13]! * wy + U[o18 + 16]! * wz;
-    s2 -= U[o18 + 2]! * vx + U[o18 + 5]! * vy + U[o18 + 8]! * vz + U[o18 + 11]! * wx + U[o18 + 14]! * wy + U[o18 + 17]! * wz;
+    // q̈ = D⁻¹ (g_ang − A21 v − A22 α_p); A21 = A12ᵀ
+    const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
+    const s0 = g[i6 + 3]! - (A[a + 6]! * vx + A[a + 9]! * vy + A[a + 12]! * vz) - (a22xx * wx + a22xy * wy + a22xz * wz);
+    const s1 = g[i6 + 4]! - (A[a + 7]! * vx + A[a + 10]! * vy + A[a + 13]! * vz) - (a22xy * wx + a22yy * wy + a22yz * wz);
+    const s2 = g[i6 + 5]! - (A[a + 8]! * vx + A[a + 11]! * vy + A[a + 14]! * vz) - (a22xz * wx + a22yz * wy + a22zz * wz);
     const o9 = i * 9;
-    const q0 = Dinv[o9]! * s0 + Dinv[o9 + 1]! * s1 + Dinv[o9 + 2]! * s2;
-    const q1 = Dinv[o9 + 3]! * s0 + Dinv[o9 + 4]! * s1 + Dinv[o9 + 5]! * s2;
-    const q2 = Dinv[o9 + 6]! * s0 + Dinv[o9 + 7]! * s1 + Dinv[o9 + 8]! * s2;
-    // u_c = v + S q̈ = (v_lin + q̈ × d, α_p + q̈), d = x_c − j
-    const dx = centre[c3]! - head[c3]!, dy = centre[c3 + 1]! - head[c3 + 1]!, dz = centre[c3 + 2]! - head[c3 + 2]!;
-    u[i6] = vx + q1 * dz - q2 * dy; u[i6 + 1] = vy + q2 * dx - q0 * dz; u[i6 + 2] = vz + q0 * dy - q1 * dx;
-    u[i6 + 3] = wx + q0; u[i6 + 4] = wy + q1; u[i6 + 5] = wz + q2;
-    // the joint's force: the linear rows of A_c u_c − g_c
-    const a36 = i * 36;
-    for (let r = 0; r < 3; r++) {
-      let f = -g[i6 + r]!;
-      for (let k = 0; k < 6; k++) f += A[a36 + r * 6 + k]! * u[i6 + k]!;
-      jointForce[c3 + r] = f;
-    }
+    const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!;
+    const q0 = d0 * s0 + d1 * s1 + d2 * s2, q1 = d1 * s0 + d3 * s1 + d4 * s2, q2 = d2 * s0 + d4 * s1 + d5 * s2;
+    const ax = wx + q0, ay = wy + q1, az = wz + q2;
+    u[i6] = vx; u[i6 + 1] = vy; u[i6 + 2] = vz; u[i6 + 3] = ax; u[i6 + 4] = ay; u[i6 + 5] = az;
+    // the joint's force: the linear rows of A w − g
+    jointForce[c3] = A[a]! * vx + A[a + 1]! * vy + A[a + 2]! * vz + A[a + 6]! * ax + A[a + 7]! * ay + A[a + 8]! * az - g[i6]!;
+    jointForce[c3 + 1] = A[a + 1]! * vx + A[a + 3]! * vy + A[a + 4]! * vz + A[a + 9]! * ax + A[a + 10]! * ay + A[a + 11]! * az - g[i6 + 1]!;
+    jointForce[c3 + 2] = A[a + 2]! * vx + A[a + 4]! * vy + A[a + 5]! * vz + A[a + 12]! * ax + A[a + 13]! * ay + A[a + 14]! * az - g[i6 + 2]!;
     // τ = −K q̈
     const k6 = i * 6;
     tau[i * 3] = -(K[k6]! * q0 + K[k6 + 1]! * q1 + K[k6 + 2]! * q2);
@@ -123,99 +114,139 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   return true;
 }
 
+/** A (21 values) and g of bone b at depth-first index i, about its head (see the header). */
+function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: Float64Array, g: Float64Array, b: number, i: number, on: boolean): void {
+  const { effMass, effInertiaWorld: I, acc, angAcc, angVel, head, centre } = Bone;
+  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6;
+  const m = effMass[b]!;
+  const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
+  const dx = centre[b3]! - head[b3]!, dy = centre[b3 + 1]! - head[b3 + 1]!, dz = centre[b3 + 2]! - head[b3 + 2]!;
+  A[a] = m; A[a + 1] = 0; A[a + 2] = 0; A[a + 3] = m; A[a + 4] = 0; A[a + 5] = m;
+  // A12 = −m [d]ₓ
+  const mx = m * dx, my = m * dy, mz = m * dz;
+  A[a + 6] = 0; A[a + 7] = mz; A[a + 8] = -my;
+  A[a + 9] = -mz; A[a + 10] = 0; A[a + 11] = mx;
+  A[a + 12] = my; A[a + 13] = -mx; A[a + 14] = 0;
+  // A22 = I + m (|d|² I − d dᵀ)
+  A[a + 15] = ixx + my * dy + mz * dz; A[a + 16] = ixy - mx * dy; A[a + 17] = ixz - mx * dz;
+  A[a + 18] = iyy + mx * dx + mz * dz; A[a + 19] = iyz - my * dz; A[a + 20] = izz + mx * dx + my * dy;
+  // f = m (a0 − ω×(ω×d)); g = (f, d × f + I α0)
+  let ax = acc[b3]!, ay = acc[b3 + 1]!, az = acc[b3 + 2]!;
+  if (on) {
+    const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+    const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
+    ax -= wy * uz - wz * uy; ay -= wz * ux - wx * uz; az -= wx * uy - wy * ux;
+  }
+  const fx = m * ax, fy = m * ay, fz = m * az;
+  const px = angAcc[b3]!, py = angAcc[b3 + 1]!, pz = angAcc[b3 + 2]!;
+  g[g6] = fx; g[g6 + 1] = fy; g[g6 + 2] = fz;
+  g[g6 + 3] = dy * fz - dz * fy + ixx * px + ixy * py + ixz * pz;
+  g[g6 + 4] = dz * fx - dx * fz + ixy * px + iyy * py + iyz * pz;
+  g[g6 + 5] = dx * fy - dy * fx + ixz * px + iyz * py + izz * pz;
+}
+
 /**
- * Fold child j (depth-first index) of bone i into A_i and g_i (see coupledJointForces), and
- * keep U, D⁻¹, Sᵀ g and ζ of j for the way down. False when D is singular.
+ * Fold child j (depth-first index) of bone i into A_i and g_i (see the header), keeping D⁻¹ and
+ * ζ of j for the way down. False when D is singular.
  */
-function foldChildFast(head: Float64Array, centre: Float64Array, angVel: Float64Array, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
-  const { K, A, g, U, Dinv, Sg, zeta } = coupling;
-  const b = rig.bones[i]!, c = rig.bones[j]!, b3 = b * 3, c3 = c * 3;
-  const j36 = j * 36, j6 = j * 6, o18 = j * 18;
-  // d = x_c − joint; S = [−[d]ₓ; I]: S q = (q × d, q)
-  const dx = centre[c3]! - head[c3]!, dy = centre[c3 + 1]! - head[c3 + 1]!, dz = centre[c3 + 2]! - head[c3 + 2]!;
-  // U = A S (6×3): column k = A (e_k × d, e_k) ; e_x × d = (0, −dz, dy), e_y × d = (dz, 0, −dx), e_z × d = (−dy, dx, 0)
-  for (let r = 0; r < 6; r++) {
-    const a0 = A[j36 + r * 6]!, a1 = A[j36 + r * 6 + 1]!, a2 = A[j36 + r * 6 + 2]!;
-    U[o18 + r * 3] = -a1 * dz + a2 * dy + A[j36 + r * 6 + 3]!;
-    U[o18 + r * 3 + 1] = a0 * dz - a2 * dx + A[j36 + r * 6 + 4]!;
-    U[o18 + r * 3 + 2] = -a0 * dy + a1 * dx + A[j36 + r * 6 + 5]!;
-  }
-  // D = Sᵀ U + K: row k of Sᵀ is (e_k × d, e_k)
+function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
+  const { K, A, g, Dinv, zeta } = coupling;
+  const b3 = rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
+  const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
+  const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
+  // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
+  const dxx = A[a + 15]! + kxx, dxy = A[a + 16]! + kxy, dxz = A[a + 17]! + kxz;
+  const dyy = A[a + 18]! + kyy, dyz = A[a + 19]! + kyz, dzz = A[a + 20]! + kzz;
+  const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
+  const det = dxx * cxx + dxy * cxy + dxz * cxz;
+  if (!(det !== 0 && Number.isFinite(det))) return false;
+  const s = 1 / det;
+  const e0 = cxx * s, e1 = cxy * s, e2 = cxz * s;
+  const e3 = (dxx * dzz - dxz * dxz) * s, e4 = (dxy * dxz - dxx * dyz) * s, e5 = (dxx * dyy - dxy * dxy) * s;
   const o9 = j * 9;
-  for (let col = 0; col < 3; col++) {
-    const u0 = U[o18 + col]!, u1 = U[o18 + 3 + col]!, u2 = U[o18 + 6 + col]!;
-    W[col] = -dz * u1 + dy * u2 + U[o18 + 9 + col]!;
-    W[3 + col] = dz * u0 - dx * u2 + U[o18 + 12 + col]!;
-    W[6 + col] = -dy * u0 + dx * u1 + U[o18 + 15 + col]!;
-  }
-  const k6 = j * 6;
-  W[0] += K[k6]!; W[1] += K[k6 + 1]!; W[2] += K[k6 + 2]!;
-  W[3] += K[k6 + 1]!; W[4] += K[k6 + 3]!; W[5] += K[k6 + 4]!;
-  W[6] += K[k6 + 2]!; W[7] += K[k6 + 4]!; W[8] += K[k6 + 5]!;
-  if (!invert3(Dinv, o9, W, 0)) return false;
-  // Sᵀ g
-  const g0 = g[j6]!, g1 = g[j6 + 1]!, g2 = g[j6 + 2]!;
-  const sg0 = -dz * g1 + dy * g2 + g[j6 + 3]!, sg1 = dz * g0 - dx * g2 + g[j6 + 4]!, sg2 = -dy * g0 + dx * g1 + g[j6 + 5]!;
-  Sg[j * 3] = sg0; Sg[j * 3 + 1] = sg1; Sg[j * 3 + 2] = sg2;
-  // UD = U D⁻¹ (6×3), I^a = A − UD Uᵀ, p̃ = g − UD Sᵀg
-  const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!, d6 = Dinv[o9 + 6]!, d7 = Dinv[o9 + 7]!, d8 = Dinv[o9 + 8]!;
-  for (let r = 0; r < 6; r++) {
-    const x0 = U[o18 + r * 3]!, x1 = U[o18 + r * 3 + 1]!, x2 = U[o18 + r * 3 + 2]!;
-    const e0 = x0 * d0 + x1 * d3 + x2 * d6, e1 = x0 * d1 + x1 * d4 + x2 * d7, e2 = x0 * d2 + x1 * d5 + x2 * d8;
-    for (let col = r; col < 6; col++) {
-      const v = A[j36 + r * 6 + col]! - (e0 * U[o18 + col * 3]! + e1 * U[o18 + col * 3 + 1]! + e2 * U[o18 + col * 3 + 2]!);
-      Ia[r * 6 + col] = v; Ia[col * 6 + r] = v;
-    }
-    pa[r] = g[j6 + r]! - (e0 * sg0 + e1 * sg1 + e2 * sg2);
-  }
-  // ζ: the velocity terms of c's centre acceleration, ω_b×(ω_b×(j − x_b)) + ω_c×(ω_c×(x_c − j))
-  const jx = head[c3]! - centre[b3]!, jy = head[c3 + 1]! - centre[b3 + 1]!, jz = head[c3 + 2]! - centre[b3 + 2]!;
+  Dinv[o9] = e0; Dinv[o9 + 1] = e1; Dinv[o9 + 2] = e2; Dinv[o9 + 3] = e3; Dinv[o9 + 4] = e4; Dinv[o9 + 5] = e5;
+  // E = A12 D⁻¹ (row-major)
+  const b00 = A[a + 6]!, b01 = A[a + 7]!, b02 = A[a + 8]!, b10 = A[a + 9]!, b11 = A[a + 10]!, b12 = A[a + 11]!, b20 = A[a + 12]!, b21 = A[a + 13]!, b22 = A[a + 14]!;
+  const E00 = b00 * e0 + b01 * e1 + b02 * e2, E01 = b00 * e1 + b01 * e3 + b02 * e4, E02 = b00 * e2 + b01 * e4 + b02 * e5;
+  const E10 = b10 * e0 + b11 * e1 + b12 * e2, E11 = b10 * e1 + b11 * e3 + b12 * e4, E12 = b10 * e2 + b11 * e4 + b12 * e5;
+  const E20 = b20 * e0 + b21 * e1 + b22 * e2, E21 = b20 * e1 + b21 * e3 + b22 * e4, E22 = b20 * e2 + b21 * e4 + b22 * e5;
+  // P = A11 − E A21 (A21 = A12ᵀ), symmetric
+  let pxx = A[a]! - (E00 * b00 + E01 * b01 + E02 * b02);
+  let pxy = A[a + 1]! - (E00 * b10 + E01 * b11 + E02 * b12);
+  let pxz = A[a + 2]! - (E00 * b20 + E01 * b21 + E02 * b22);
+  let pyy = A[a + 3]! - (E10 * b10 + E11 * b11 + E12 * b12);
+  let pyz = A[a + 4]! - (E10 * b20 + E11 * b21 + E12 * b22);
+  let pzz = A[a + 5]! - (E20 * b20 + E21 * b21 + E22 * b22);
+  // pᵃ_lin = g_lin − E g_ang
+  const gx = g[j6 + 3]!, gy = g[j6 + 4]!, gz = g[j6 + 5]!;
+  let lx = g[j6]! - (E00 * gx + E01 * gy + E02 * gz);
+  let ly = g[j6 + 1]! - (E10 * gx + E11 * gy + E12 * gz);
+  let lz = g[j6 + 2]! - (E20 * gx + E21 * gy + E22 * gz);
+  // the lever from the parent's head to this one, and ζ = ω_b×(ω_b×r)
+  const rx = head[c3]! - head[b3]!, ry = head[c3 + 1]! - head[b3 + 1]!, rz = head[c3 + 2]! - head[b3 + 2]!;
   let zx = 0, zy = 0, zz = 0;
   if (on) {
-    lever[0] = jx; lever[1] = jy; lever[2] = jz;
-    centripetal(cen, angVel, b, true); zx = cen[0]!; zy = cen[1]!; zz = cen[2]!;
-    lever[0] = dx; lever[1] = dy; lever[2] = dz;
-    centripetal(cen, angVel, c, true); zx += cen[0]!; zy += cen[1]!; zz += cen[2]!;
-    // p̃ − I^a ζ (ζ has no angular part)
-    for (let r = 0; r < 6; r++) pa[r] -= Ia[r * 6]! * zx + Ia[r * 6 + 1]! * zy + Ia[r * 6 + 2]! * zz;
+    const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+    const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
+    zx = wy * uz - wz * uy; zy = wz * ux - wx * uz; zz = wx * uy - wy * ux;
+    lx -= pxx * zx + pxy * zy + pxz * zz; ly -= pxy * zx + pyy * zy + pyz * zz; lz -= pxz * zx + pyz * zy + pzz * zz;
   }
   zeta[j * 3] = zx; zeta[j * 3 + 1] = zy; zeta[j * 3 + 2] = zz;
-  // A_i += Xᵀ I^a X, g_i += Xᵀ p, X = [I, −R; 0, I], R = [r]ₓ, r = x_c − x_b:
-  // Xᵀ M X = [[M11, M12 − M11 R], [M21 + R M11, M22 + R M12 − M21 R − R M11 R]]
-  const rx = centre[c3]! - centre[b3]!, ry = centre[c3 + 1]! - centre[b3 + 1]!, rz = centre[c3 + 2]! - centre[b3 + 2]!;
-  const i36 = i * 36, i6 = i * 6;
-  // N = M12 − M11 R (3×3) ; (M11 R)[r][c] = Σ_k M11[r][k] R[k][c], R = [[0, −rz, ry], [rz, 0, −rx], [−ry, rx, 0]]
-  for (let row = 0; row < 3; row++) {
-    const m0 = Ia[row * 6]!, m1 = Ia[row * 6 + 1]!, m2 = Ia[row * 6 + 2]!;
-    // row of M11 R
-    const t0 = m1 * rz - m2 * ry, t1 = -m0 * rz + m2 * rx, t2 = m0 * ry - m1 * rx;
-    Ia[row * 6 + 3] -= t0; Ia[row * 6 + 4] -= t1; Ia[row * 6 + 5] -= t2; // now N = M12 − M11 R
+  const ai = i * 36, i6 = i * 6;
+  // T = P R (R = [r]ₓ): row k of T = P_row_k × r
+  const t00 = pxy * rz - pxz * ry, t01 = pxz * rx - pxx * rz, t02 = pxx * ry - pxy * rx;
+  const t10 = pyy * rz - pyz * ry, t11 = pyz * rx - pxy * rz, t12 = pxy * ry - pyy * rx;
+  const t20 = pyz * rz - pzz * ry, t21 = pzz * rx - pxz * rz, t22 = pxz * ry - pyz * rx;
+  // Xᵀ Iᵃ X = [[P, N − P R], [·, Q + R N + (R N)ᵀ − R P R]]; column k of R T = r × T_col_k
+  // (R T is R P R: symmetric, its upper triangle is used)
+  let n00 = -t00, n01 = -t01, n02 = -t02, n10 = -t10, n11 = -t11, n12 = -t12, n20 = -t20, n21 = -t21, n22 = -t22;
+  let qxx = -(ry * t20 - rz * t10), qxy = -(ry * t21 - rz * t11), qxz = -(ry * t22 - rz * t12);
+  let qyy = -(rz * t01 - rx * t21), qyz = -(rz * t02 - rx * t22), qzz = -(rx * t12 - ry * t02);
+  let hx = 0, hy = 0, hz = 0;
+  if (pressed) {
+    // N = E K, K D⁻¹ (= (D⁻¹ K)ᵀ), Q = K − K D⁻¹ K, pᵃ_ang = K D⁻¹ g_ang − Nᵀ ζ
+    const N00 = E00 * kxx + E01 * kxy + E02 * kxz, N01 = E00 * kxy + E01 * kyy + E02 * kyz, N02 = E00 * kxz + E01 * kyz + E02 * kzz;
+    const N10 = E10 * kxx + E11 * kxy + E12 * kxz, N11 = E10 * kxy + E11 * kyy + E12 * kyz, N12 = E10 * kxz + E11 * kyz + E12 * kzz;
+    const N20 = E20 * kxx + E21 * kxy + E22 * kxz, N21 = E20 * kxy + E21 * kyy + E22 * kyz, N22 = E20 * kxz + E21 * kyz + E22 * kzz;
+    const m00 = kxx * e0 + kxy * e1 + kxz * e2, m01 = kxx * e1 + kxy * e3 + kxz * e4, m02 = kxx * e2 + kxy * e4 + kxz * e5;
+    const m10 = kxy * e0 + kyy * e1 + kyz * e2, m11 = kxy * e1 + kyy * e3 + kyz * e4, m12 = kxy * e2 + kyy * e4 + kyz * e5;
+    const m20 = kxz * e0 + kyz * e1 + kzz * e2, m21 = kxz * e1 + kyz * e3 + kzz * e4, m22 = kxz * e2 + kyz * e4 + kzz * e5;
+    hx = m00 * gx + m01 * gy + m02 * gz - (N00 * zx + N10 * zy + N20 * zz);
+    hy = m10 * gx + m11 * gy + m12 * gz - (N01 * zx + N11 * zy + N21 * zz);
+    hz = m20 * gx + m21 * gy + m22 * gz - (N02 * zx + N12 * zy + N22 * zz);
+    n00 += N00; n01 += N01; n02 += N02; n10 += N10; n11 += N11; n12 += N12; n20 += N20; n21 += N21; n22 += N22;
+    // R N, column k = r × N_col_k
+    const rn00 = ry * N20 - rz * N10, rn01 = ry * N21 - rz * N11, rn02 = ry * N22 - rz * N12;
+    const rn10 = rz * N00 - rx * N20, rn11 = rz * N01 - rx * N21, rn12 = rz * N02 - rx * N22;
+    const rn20 = rx * N10 - ry * N00, rn21 = rx * N11 - ry * N01, rn22 = rx * N12 - ry * N02;
+    qxx += kxx - (m00 * kxx + m01 * kxy + m02 * kxz) + 2 * rn00;
+    qxy += kxy - (m00 * kxy + m01 * kyy + m02 * kyz) + rn01 + rn10;
+    qxz += kxz - (m00 * kxz + m01 * kyz + m02 * kzz) + rn02 + rn20;
+    qyy += kyy - (m10 * kxy + m11 * kyy + m12 * kyz) + 2 * rn11;
+    qyz += kyz - (m10 * kxz + m11 * kyz + m12 * kzz) + rn12 + rn21;
+    qzz += kzz - (m20 * kxz + m21 * kyz + m22 * kzz) + 2 * rn22;
   }
-  // lower-right: M22 + R M12 − M21 R − R M11 R = M22 + R N − M21 R (with N = M12 − M11 R):
-  // R M12 − R M11 R = R N ; then − M21 R
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      // (R N)[row][col] = Σ_k R[row][k] N[k][col]
-      const n0 = Ia[3 + col]!, n1 = Ia[9 + col]!, n2 = Ia[15 + col]!;
-      const rn = row === 0 ? -rz * n1 + ry * n2 : row === 1 ? rz * n0 - rx * n2 : -ry * n0 + rx * n1;
-      // (M21 R)[row][col] = Σ_k M21[row][k] R[k][col]; M21 row = Ia[(3 + row) * 6 + 0..2]
-      const a0 = Ia[(3 + row) * 6]!, a1 = Ia[(3 + row) * 6 + 1]!, a2 = Ia[(3 + row) * 6 + 2]!;
-      const mr = col === 0 ? a1 * rz - a2 * ry : col === 1 ? -a0 * rz + a2 * rx : a0 * ry - a1 * rx;
-      A[i36 + (3 + row) * 6 + 3 + col] += Ia[(3 + row) * 6 + 3 + col]! + rn - mr;
-    }
-  }
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      const m11 = Ia[row * 6 + col]!, n = Ia[row * 6 + 3 + col]!;
-      A[i36 + row * 6 + col] += m11;
-      A[i36 + row * 6 + 3 + col] += n;
-      A[i36 + (3 + col) * 6 + row] += n; // the symmetric block Nᵀ = M21 + R M11
-    }
-  }
-  // g_i += (p_lin, p_ang + r × p_lin)
-  const px = pa[0]!, py = pa[1]!, pz = pa[2]!;
-  g[i6] += px; g[i6 + 1] += py; g[i6 + 2] += pz;
-  g[i6 + 3] += pa[3]! + ry * pz - rz * py; g[i6 + 4] += pa[4]! + rz * px - rx * pz; g[i6 + 5] += pa[5]! + rx * py - ry * px;
+  A[ai] += pxx; A[ai + 1] += pxy; A[ai + 2] += pxz; A[ai + 3] += pyy; A[ai + 4] += pyz; A[ai + 5] += pzz;
+  A[ai + 6] += n00; A[ai + 7] += n01; A[ai + 8] += n02;
+  A[ai + 9] += n10; A[ai + 10] += n11; A[ai + 11] += n12;
+  A[ai + 12] += n20; A[ai + 13] += n21; A[ai + 14] += n22;
+  A[ai + 15] += qxx; A[ai + 16] += qxy; A[ai + 17] += qxz; A[ai + 18] += qyy; A[ai + 19] += qyz; A[ai + 20] += qzz;
+  // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h)
+  g[i6] += lx; g[i6 + 1] += ly; g[i6 + 2] += lz;
+  g[i6 + 3] += ry * lz - rz * ly + hx; g[i6 + 4] += rz * lx - rx * lz + hy; g[i6 + 5] += rx * ly - ry * lx + hz;
   return true;
 }
 
+/** out (6×6, row-major) = the symmetric A stored at A[a..a+20] (A11 sym, A12, A22 sym). */
+const SYM3 = new Int32Array([0, 1, 2, 1, 3, 4, 2, 4, 5]);
+function expandSym6(out: Float64Array, A: Float64Array, a: number): void {
+  const s = SYM3;
+  for (let r = 0; r < 3; r++) {
+    for (let c = 0; c < 3; c++) {
+      out[r * 6 + c] = A[a + s[r * 3 + c]!]!;
+      out[(r + 3) * 6 + c + 3] = A[a + 15 + s[r * 3 + c]!]!;
+      out[r * 6 + c + 3] = A[a + 6 + r * 3 + c]!;
+      out[(c + 3) * 6 + r] = A[a + 6 + r * 3 + c]!;
+    }
+  }
+}
