@@ -27,7 +27,7 @@ import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
 import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
-import { fastCoupledJointForces } from './limitCouplingFast';
+import { fastCoupledJointForces, fastAccelerations } from './limitCouplingFast';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -313,19 +313,23 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
 
 /**
  * The exact solve with the pressed limits coupled (limitCoupling.ts), in the fast
- * articulated-body form or the accurate compliance form; false when it failed.
+ * articulated-body form (from the forces and torques, with the accelerations that follow in one
+ * pass) or the accurate compliance form (from the free accelerations); false when it failed.
  */
 function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, fast: boolean): boolean {
   if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
   if (releaseStickyLimits(world, rig, coupling) > 0) {
     // a speculative limit spring would have pulled its joint: solve again without it
-    freeAccelerations(world.physik.Bone, rig);
     // (again the coupled solve even if no spring is left: K = 0 is the plain ball joint, and
     // the other solve, rarely run on such a rig, would run cold)
+    if (!fast) freeAccelerations(world.physik.Bone, rig);
     if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
   }
-  applyJointForces(world, rig);
-  applyCouplingTorques(world, rig, coupling);
+  if (fast) fastAccelerations(world, rig, coupling);
+  else {
+    applyJointForces(world, rig);
+    applyCouplingTorques(world, rig, coupling);
+  }
   return true;
 }
 
@@ -355,7 +359,6 @@ export function interJointSolve(world: PhysikWorld): void {
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
     const nJoints = rig.joints.length;
-    freeAccelerations(Bone, rig);
     let passes = 0;
     let worst = 0;
     let status = STATUS_CONVERGED;
@@ -371,17 +374,15 @@ export function interJointSolve(world: PhysikWorld): void {
         // the plain solve: the pressed limits' dt² part is then left out for that step)
         let solved = coupledSolve(world, rig, coupling, true);
         if (solved && jointsHold(world, rig)) measured = true;
-        else if (solved) {
-          // the fast form lost accuracy (see limitCouplingFast.ts): this step again, accurately
-          removeCouplingTorques(world, rig, coupling);
-          freeAccelerations(Bone, rig);
-          solved = coupledSolve(world, rig, coupling, false);
-        } else {
+        else {
+          // the fast form lost accuracy (see limitCouplingFast.ts) or failed: this step again, accurately
+          if (solved) removeCouplingTorques(world, rig, coupling);
           freeAccelerations(Bone, rig);
           solved = coupledSolve(world, rig, coupling, false);
         }
         if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); }
       } else {
+        freeAccelerations(Bone, rig);
         exactJointForces(world, rig); // (adds the forces to the accelerations itself)
       }
       if (nJoints > 0) {
@@ -391,6 +392,7 @@ export function interJointSolve(world: PhysikWorld): void {
       passes = nJoints > 0 ? 1 : 0;
       if (!Number.isFinite(worst)) status = STATUS_DIVERGED;
     } else {
+      freeAccelerations(Bone, rig);
       prepareJoints(world, rig);
       applyJointForces(world, rig); // warm start
       const cap = s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * nJoints * nJoints);

@@ -46,6 +46,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
+  if (gyro.length < 3 * n) gyro = new Float64Array(3 * Math.max(n, 2 * (gyro.length / 3)));
 
   // Up: A and g of every bone about its head, with its subtree folded in.
   for (let i = n - 1; i >= 0; i--) {
@@ -114,10 +115,17 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   return true;
 }
 
-/** A (21 values) and g of bone b at depth-first index i, about its head (see the header). */
+/** The gyroscopic torque ω × (I ω) of each bone (depth-first index) from loadBodyAtHead, for fastAccelerations. */
+let gyro = new Float64Array(3 * 32);
+
+/**
+ * A (21 values) and g of bone b at depth-first index i, about its head (see the header), from
+ * its force and torque: g's angular part is the net torque τ − ω × (I ω) itself (= I α0), so no
+ * free accelerations are needed first.
+ */
 function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: Float64Array, g: Float64Array, b: number, i: number, on: boolean): void {
-  const { effMass, effInertiaWorld: I, acc, angAcc, angVel, head, centre } = Bone;
-  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6;
+  const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre, rot, inertia } = Bone;
+  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6, q = b * 4;
   const m = effMass[b]!;
   const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
   const dx = centre[b3]! - head[b3]!, dy = centre[b3 + 1]! - head[b3 + 1]!, dz = centre[b3 + 2]! - head[b3 + 2]!;
@@ -130,19 +138,88 @@ function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: Float64Array, g:
   // A22 = I + m (|d|² I − d dᵀ)
   A[a + 15] = ixx + my * dy + mz * dz; A[a + 16] = ixy - mx * dy; A[a + 17] = ixz - mx * dz;
   A[a + 18] = iyy + mx * dx + mz * dz; A[a + 19] = iyz - my * dz; A[a + 20] = izz + mx * dx + my * dy;
-  // f = m (a0 − ω×(ω×d)); g = (f, d × f + I α0)
-  let ax = acc[b3]!, ay = acc[b3 + 1]!, az = acc[b3 + 2]!;
-  if (on) {
-    const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-    const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
-    ax -= wy * uz - wz * uy; ay -= wz * ux - wx * uz; az -= wx * uy - wy * ux;
+  // gyroscopic torque ω × (I ω) with the bone's true inertia I = R diag(inertia) Rᵀ (eq. 1)
+  const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+  let gx = 0, gy = 0, gz = 0;
+  {
+    const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
+    const ex = inertia[b3]!, ey = inertia[b3 + 1]!, ez = inertia[b3 + 2]!;
+    const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+    const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+    const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
+    // I ω = R (diag (Rᵀ ω))
+    const lx = (r00 * wx + r10 * wy + r20 * wz) * ex, ly = (r01 * wx + r11 * wy + r21 * wz) * ey, lz = (r02 * wx + r12 * wy + r22 * wz) * ez;
+    const vx = r00 * lx + r01 * ly + r02 * lz, vy = r10 * lx + r11 * ly + r12 * lz, vz = r20 * lx + r21 * ly + r22 * lz;
+    gx = wy * vz - wz * vy; gy = wz * vx - wx * vz; gz = wx * vy - wy * vx;
   }
-  const fx = m * ax, fy = m * ay, fz = m * az;
-  const px = angAcc[b3]!, py = angAcc[b3 + 1]!, pz = angAcc[b3 + 2]!;
+  gyro[i * 3] = gx; gyro[i * 3 + 1] = gy; gyro[i * 3 + 2] = gz;
+  // f = F − m ω×(ω×d); g = (f, d × f + τ − ω × (I ω))
+  let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
+  if (on) {
+    const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
+    fx -= m * (wy * uz - wz * uy); fy -= m * (wz * ux - wx * uz); fz -= m * (wx * uy - wy * ux);
+  }
   g[g6] = fx; g[g6 + 1] = fy; g[g6 + 2] = fz;
-  g[g6 + 3] = dy * fz - dz * fy + ixx * px + ixy * py + ixz * pz;
-  g[g6 + 4] = dz * fx - dx * fz + ixy * px + iyy * py + iyz * pz;
-  g[g6 + 5] = dx * fy - dy * fx + ixz * px + iyz * py + izz * pz;
+  g[g6 + 3] = dy * fz - dz * fy + torque[b3]! - gx;
+  g[g6 + 4] = dz * fx - dx * fz + torque[b3 + 1]! - gy;
+  g[g6 + 5] = dx * fy - dy * fx + torque[b3 + 2]! - gz;
+}
+
+/**
+ * After fastCoupledJointForces: every bone's acceleration and angular acceleration from its
+ * force, torque, gyroscopic torque, the joint forces at its head and its children's heads and
+ * the limit springs' coupling torques (Newton-Euler, eq. 1, in one pass), its inverse world
+ * inertia J = E⁻¹ (a singular or non-finite E leaves J as it was), and the coupling torques
+ * added to Bone.torque (τ on the child, −τ on its parent, as applyCouplingTorques does).
+ */
+export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): void {
+  const { Bone, Joint } = world.physik;
+  const { head, centre, jointForce, effMass, effInertiaWorld: E, invInertiaWorld: J, force, torque, acc, angAcc } = Bone;
+  const { bones, childStart, childIndex } = rig;
+  const tau = coupling.tau;
+  const rootHeld = Joint.grounded[Bone.joint[bones[0]!]!] === 1;
+  for (let i = 0; i < bones.length; i++) {
+    const b = bones[i]!, b3 = b * 3, b6 = b * 6;
+    {
+      const a = E[b6]!, bb = E[b6 + 1]!, c = E[b6 + 2]!, d = E[b6 + 3]!, e = E[b6 + 4]!, f = E[b6 + 5]!;
+      const A0 = d * f - e * e, B0 = -(bb * f - c * e), C0 = bb * e - c * d;
+      const det = a * A0 + bb * B0 + c * C0;
+      if (Math.abs(det) > 0 && Number.isFinite(det)) {
+        const inv = 1 / det;
+        J[b6] = A0 * inv; J[b6 + 1] = B0 * inv; J[b6 + 2] = C0 * inv;
+        J[b6 + 3] = (a * f - c * c) * inv; J[b6 + 4] = -(a * e - bb * c) * inv; J[b6 + 5] = (a * d - bb * bb) * inv;
+      }
+    }
+    const cx = centre[b3]!, cy = centre[b3 + 1]!, cz = centre[b3 + 2]!;
+    let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
+    let tx = torque[b3]! - gyro[i * 3]!, ty = torque[b3 + 1]! - gyro[i * 3 + 1]!, tz = torque[b3 + 2]! - gyro[i * 3 + 2]!;
+    // the coupling torques: τ of its own joint, −τ of each child's
+    let sx = tau[i * 3]!, sy = tau[i * 3 + 1]!, sz = tau[i * 3 + 2]!;
+    if (i > 0 || rootHeld) {
+      // +F at its head
+      const jx = jointForce[b3]!, jy = jointForce[b3 + 1]!, jz = jointForce[b3 + 2]!;
+      const rx = head[b3]! - cx, ry = head[b3 + 1]! - cy, rz = head[b3 + 2]! - cz;
+      fx += jx; fy += jy; fz += jz;
+      tx += ry * jz - rz * jy; ty += rz * jx - rx * jz; tz += rx * jy - ry * jx;
+    }
+    for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
+      // −F_c at the child's head
+      const ci = childIndex[k]!, c3 = bones[ci]! * 3;
+      const jx = jointForce[c3]!, jy = jointForce[c3 + 1]!, jz = jointForce[c3 + 2]!;
+      const rx = head[c3]! - cx, ry = head[c3 + 1]! - cy, rz = head[c3 + 2]! - cz;
+      fx -= jx; fy -= jy; fz -= jz;
+      tx -= ry * jz - rz * jy; ty -= rz * jx - rx * jz; tz -= rx * jy - ry * jx;
+      sx -= tau[ci * 3]!; sy -= tau[ci * 3 + 1]!; sz -= tau[ci * 3 + 2]!;
+    }
+    tx += sx; ty += sy; tz += sz;
+    torque[b3] += sx; torque[b3 + 1] += sy; torque[b3 + 2] += sz;
+    const im = 1 / effMass[b]!;
+    acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
+    const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
+    angAcc[b3] = jxx * tx + jxy * ty + jxz * tz;
+    angAcc[b3 + 1] = jxy * tx + jyy * ty + jyz * tz;
+    angAcc[b3 + 2] = jxz * tx + jyz * ty + jzz * tz;
+  }
 }
 
 /**

@@ -152,10 +152,11 @@ function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, lo
 
 /** True when bone b's limits hold less energy at energyPhi × springParams[3] than at energyPhi. */
 function longWayLower(L: PhysikWorld['physik']['AngularLimit'], b3: number): boolean {
-  rigLimitEnergy(L, b3, true);
-  const eAlt = energyOut[0]!;
   rigLimitEnergy(L, b3, false);
-  return eAlt < energyOut[0]!;
+  const e = energyOut[0]!;
+  if (!(e > 0)) return false; // inside every limit (most joints): nothing is lower
+  rigLimitEnergy(L, b3, true);
+  return energyOut[0]! < e;
 }
 
 export function torsionSprings(world: PhysikWorld): void {
