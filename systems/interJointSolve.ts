@@ -27,7 +27,7 @@ import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
 import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
-import { fastCoupledJointForces, fastAccelerations } from './limitCouplingFast';
+import { fastCoupledJointForces, fastAccelerations, fastCheck } from './limitCouplingFast';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -333,24 +333,6 @@ function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCouplin
   return true;
 }
 
-/**
- * Whether the solve left the joints together: the largest acceleration mismatch at a joint
- * within 1e-9 of the rig's accelerations (|a| + |α| L, largest over the bones). The fast form
- * passes with ~1e-14; where cancellation spoiled it the mismatch shows it (1e-3 and more).
- */
-function jointsHold(world: PhysikWorld, rig: RigRecord): boolean {
-  jointMismatch(world, rig);
-  const { acc, angAcc, length } = world.physik.Bone;
-  let scale = 0;
-  for (let i = 0; i < rig.bones.length; i++) {
-    const b = rig.bones[i]!, b3 = b * 3;
-    const s = Math.abs(acc[b3]!) + Math.abs(acc[b3 + 1]!) + Math.abs(acc[b3 + 2]!)
-      + (Math.abs(angAcc[b3]!) + Math.abs(angAcc[b3 + 1]!) + Math.abs(angAcc[b3 + 2]!)) * length[b]!;
-    if (s > scale) scale = s;
-  }
-  return worstOut[0]! <= 1e-9 * (1 + scale);
-}
-
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const rigs = steppingRigs(world);
@@ -367,13 +349,14 @@ export function interJointSolve(world: PhysikWorld): void {
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the
       // interpreter, which allocates (measured ~1 kB a step on the humanoid)
-      // (jointsHold measured the mismatch of the fast form's result: kept when it passed)
+      // (fastAccelerations measured the mismatch of the fast form's result: kept when it passed)
       let measured = false;
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
         let solved = coupledSolve(world, rig, coupling, true);
-        if (solved && jointsHold(world, rig)) measured = true;
+        // the joints within 1e-9 of the rig's accelerations (fastAccelerations measured both)
+        if (solved && fastCheck[0]! <= 1e-9 * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
         else {
           // the fast form lost accuracy (see limitCouplingFast.ts) or failed: this step again, accurately
           if (solved) removeCouplingTorques(world, rig, coupling);

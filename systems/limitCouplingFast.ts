@@ -16,7 +16,8 @@
  * About the joint point S selects the angular block, so U = A S and Sᵀ U are blocks of A: a
  * joint with K = 0 reduces to the 3×3 point inertia of its subtree at the joint, with nothing
  * about the angular rows (a 3×3 inverse and a few 3×3 products per joint). A pinned root's head
- * does not move: α_root = A22⁻¹ g_ang, a 3×3 solve; a floating root's is the 6×6 A w = g.
+ * does not move: α_root = A22⁻¹ g_ang, a 3×3 solve; a floating root's 6×6 A w = g is solved by
+ * the same 3×3 blocks.
  *
  * Limits: Iᵃ's point block is a difference (a Schur complement) and loses accuracy to
  * cancellation on rigs mixing 0.1 mm and metre bones. interJointSolve checks the result (the
@@ -27,11 +28,8 @@
  * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); the coupling's u holds w.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { solveDense } from './jointSolveExact';
 import { bindSweep, type LimitCoupling } from './limitCoupling';
 
-const Aroot = new Float64Array(36);
-const rhs = new Float64Array(6);
 
 /**
  * Writes Bone.jointForce for every bone of the rig, the coupling's spring torques `tau` (the
@@ -74,12 +72,9 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     fy = A[9]! * ax + A[10]! * ay + A[11]! * az - g[1]!;
     fz = A[12]! * ax + A[13]! * ay + A[14]! * az - g[2]!;
   } else {
-    // A w = g by elimination with pivoting (positive definite in exact arithmetic, but rigs
-    // mixing 0.1 mm and 1 km bones are too ill-conditioned for a Cholesky factor)
-    expandSym6(Aroot, A, 0);
-    for (let r = 0; r < 6; r++) rhs[r] = g[r]!;
-    solveDense(Aroot, rhs, 6, 1);
-    for (let r = 0; r < 6; r++) u[r] = rhs[r]!;
+    // A w = g by blocks, as the folds eliminate: α = A22⁻¹ (g_ang − A21 a) and the point block
+    // (A11 − A12 A22⁻¹ A21) a = g_lin − A12 A22⁻¹ g_ang (its accuracy is checked with the rest)
+    if (!solveFloatingRoot(A, g, u)) return false;
   }
   jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
   if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!) && Number.isFinite(fx))) return false;
@@ -171,13 +166,19 @@ function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: Float64Array, g:
  * the limit springs' coupling torques (Newton-Euler, eq. 1, in one pass), its inverse world
  * inertia J = E⁻¹ (a singular or non-finite E leaves J as it was), and the coupling torques
  * added to Bone.torque (τ on the child, −τ on its parent, as applyCouplingTorques does).
+ * In the same pass, the check of the result (fastCheck): the largest acceleration mismatch
+ * between a bone and its parent at the bone's head, and the rig's acceleration scale. For a
+ * joint of several children this is the largest bone-to-parent mismatch; the largest over every
+ * pair, which jointMismatch reports, is at most twice it.
  */
 export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): void {
   const { Bone, Joint } = world.physik;
-  const { head, centre, jointForce, effMass, effInertiaWorld: E, invInertiaWorld: J, force, torque, acc, angAcc } = Bone;
+  const { head, centre, jointForce, effMass, effInertiaWorld: E, invInertiaWorld: J, force, torque, acc, angAcc, angVel, length } = Bone;
   const { bones, childStart, childIndex } = rig;
-  const tau = coupling.tau;
+  const { tau, parentIndex } = coupling;
   const rootHeld = Joint.grounded[Bone.joint[bones[0]!]!] === 1;
+  const on = rig.settings.centripetal;
+  let worst = 0, scale = 0;
   for (let i = 0; i < bones.length; i++) {
     const b = bones[i]!, b3 = b * 3, b6 = b * 6;
     {
@@ -216,10 +217,43 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     const im = 1 / effMass[b]!;
     acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
-    angAcc[b3] = jxx * tx + jxy * ty + jxz * tz;
-    angAcc[b3 + 1] = jxy * tx + jyy * ty + jyz * tz;
-    angAcc[b3 + 2] = jxz * tx + jyz * ty + jzz * tz;
+    const ax = jxx * tx + jxy * ty + jxz * tz, ay = jxy * tx + jyy * ty + jyz * tz, az = jxz * tx + jyz * ty + jzz * tz;
+    angAcc[b3] = ax; angAcc[b3 + 1] = ay; angAcc[b3 + 2] = az;
+    // the check: how far apart the joint's bones accelerate at its point (jointMismatch's
+    // measure, bone against parent; the root's head against the world when it is held)
+    const lx = fx * im, ly = fy * im, lz = fz * im;
+    const sc = Math.abs(lx) + Math.abs(ly) + Math.abs(lz) + (Math.abs(ax) + Math.abs(ay) + Math.abs(az)) * length[b]!;
+    if (sc > scale) scale = sc;
+    if (i === 0 && !rootHeld) continue;
+    const hx = head[b3]!, hy = head[b3 + 1]!, hz = head[b3 + 2]!;
+    pointAcceleration(acc, angAcc, angVel, b3, hx - cx, hy - cy, hz - cz, on);
+    let mx = pointAcc[0]!, my = pointAcc[1]!, mz = pointAcc[2]!;
+    if (i > 0) {
+      const p3 = bones[parentIndex[i]!]! * 3;
+      pointAcceleration(acc, angAcc, angVel, p3, hx - centre[p3]!, hy - centre[p3 + 1]!, hz - centre[p3 + 2]!, on);
+      mx -= pointAcc[0]!; my -= pointAcc[1]!; mz -= pointAcc[2]!;
+    }
+    const d = Math.sqrt(mx * mx + my * my + mz * mz);
+    // NaN counts as infinitely bad (POSITIVE_INFINITY: the global Infinity merged here is boxed)
+    if (!(d <= worst)) worst = d === d ? d : Number.POSITIVE_INFINITY;
   }
+  fastCheck[0] = worst; fastCheck[1] = scale;
+}
+
+/** fastAccelerations' check: [0] the largest acceleration mismatch at a joint, [1] the rig's acceleration scale (|a| + |α| L, largest over the bones). */
+export const fastCheck = new Float64Array(2);
+const pointAcc = new Float64Array(3);
+
+/** Acceleration of the point at lever (rx, ry, rz) from the centre of the bone at b3: a + α × r (+ ω × (ω × r)), to pointAcc. */
+function pointAcceleration(acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, b3: number, rx: number, ry: number, rz: number, on: boolean): void {
+  const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+  let x = acc[b3]! + ay * rz - az * ry, y = acc[b3 + 1]! + az * rx - ax * rz, z = acc[b3 + 2]! + ax * ry - ay * rx;
+  if (on) {
+    const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+    const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
+    x += wy * uz - wz * uy; y += wz * ux - wx * uz; z += wx * uy - wy * ux;
+  }
+  pointAcc[0] = x; pointAcc[1] = y; pointAcc[2] = z;
 }
 
 /**
@@ -314,16 +348,41 @@ function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupli
   return true;
 }
 
-/** out (6×6, row-major) = the symmetric A stored at A[a..a+20] (A11 sym, A12, A22 sym). */
-const SYM3 = new Int32Array([0, 1, 2, 1, 3, 4, 2, 4, 5]);
-function expandSym6(out: Float64Array, A: Float64Array, a: number): void {
-  const s = SYM3;
-  for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 3; c++) {
-      out[r * 6 + c] = A[a + s[r * 3 + c]!]!;
-      out[(r + 3) * 6 + c + 3] = A[a + 15 + s[r * 3 + c]!]!;
-      out[r * 6 + c + 3] = A[a + 6 + r * 3 + c]!;
-      out[(c + 3) * 6 + r] = A[a + 6 + r * 3 + c]!;
-    }
-  }
+/** w = A⁻¹ g for the root (depth-first index 0), by 3×3 blocks, to u[0..5]; false when singular. */
+function solveFloatingRoot(A: Float64Array, g: Float64Array, u: Float64Array): boolean {
+  // D⁻¹ = A22⁻¹ (symmetric, cofactors)
+  const dxx = A[15]!, dxy = A[16]!, dxz = A[17]!, dyy = A[18]!, dyz = A[19]!, dzz = A[20]!;
+  const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
+  const det = dxx * cxx + dxy * cxy + dxz * cxz;
+  if (!(det !== 0 && Number.isFinite(det))) return false;
+  const s = 1 / det;
+  const e0 = cxx * s, e1 = cxy * s, e2 = cxz * s;
+  const e3 = (dxx * dzz - dxz * dxz) * s, e4 = (dxy * dxz - dxx * dyz) * s, e5 = (dxx * dyy - dxy * dxy) * s;
+  // E = A12 D⁻¹; P = A11 − E A21; l = g_lin − E g_ang
+  const b00 = A[6]!, b01 = A[7]!, b02 = A[8]!, b10 = A[9]!, b11 = A[10]!, b12 = A[11]!, b20 = A[12]!, b21 = A[13]!, b22 = A[14]!;
+  const E00 = b00 * e0 + b01 * e1 + b02 * e2, E01 = b00 * e1 + b01 * e3 + b02 * e4, E02 = b00 * e2 + b01 * e4 + b02 * e5;
+  const E10 = b10 * e0 + b11 * e1 + b12 * e2, E11 = b10 * e1 + b11 * e3 + b12 * e4, E12 = b10 * e2 + b11 * e4 + b12 * e5;
+  const E20 = b20 * e0 + b21 * e1 + b22 * e2, E21 = b20 * e1 + b21 * e3 + b22 * e4, E22 = b20 * e2 + b21 * e4 + b22 * e5;
+  const pxx = A[0]! - (E00 * b00 + E01 * b01 + E02 * b02);
+  const pxy = A[1]! - (E00 * b10 + E01 * b11 + E02 * b12);
+  const pxz = A[2]! - (E00 * b20 + E01 * b21 + E02 * b22);
+  const pyy = A[3]! - (E10 * b10 + E11 * b11 + E12 * b12);
+  const pyz = A[4]! - (E10 * b20 + E11 * b21 + E12 * b22);
+  const pzz = A[5]! - (E20 * b20 + E21 * b21 + E22 * b22);
+  const gx = g[3]!, gy = g[4]!, gz = g[5]!;
+  const lx = g[0]! - (E00 * gx + E01 * gy + E02 * gz);
+  const ly = g[1]! - (E10 * gx + E11 * gy + E12 * gz);
+  const lz = g[2]! - (E20 * gx + E21 * gy + E22 * gz);
+  // a = P⁻¹ l
+  const qxx = pyy * pzz - pyz * pyz, qxy = pxz * pyz - pxy * pzz, qxz = pxy * pyz - pxz * pyy;
+  const pd = pxx * qxx + pxy * qxy + pxz * qxz;
+  if (!(pd !== 0 && Number.isFinite(pd))) return false;
+  const t = 1 / pd;
+  const qyy = pxx * pzz - pxz * pxz, qyz = pxy * pxz - pxx * pyz, qzz = pxx * pyy - pxy * pxy;
+  const ax = (qxx * lx + qxy * ly + qxz * lz) * t, ay = (qxy * lx + qyy * ly + qyz * lz) * t, az = (qxz * lx + qyz * ly + qzz * lz) * t;
+  // α = D⁻¹ (g_ang − A21 a), A21 = A12ᵀ
+  const sx = gx - (b00 * ax + b10 * ay + b20 * az), sy = gy - (b01 * ax + b11 * ay + b21 * az), sz = gz - (b02 * ax + b12 * ay + b22 * az);
+  u[0] = ax; u[1] = ay; u[2] = az;
+  u[3] = e0 * sx + e1 * sy + e2 * sz; u[4] = e1 * sx + e3 * sy + e4 * sz; u[5] = e2 * sx + e4 * sy + e5 * sz;
+  return true;
 }
