@@ -200,6 +200,9 @@ export function torsionSprings(world: PhysikWorld): void {
       const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
       const lx = restLocal[bq]!, ly = restLocal[bq + 1]!, lz = restLocal[bq + 2]!, lw = restLocal[bq + 3]!;
       let phi0 = 0, phi1 = 0, phi2 = 0;
+      // cot(|φ|/2) = w / |v| (negated the long way round: cot(π − t/2) = −cot(t/2)), for the
+      // conservative torque's g2 without a cosine and a sine
+      let cotHalf = 0;
       {
         let ax = -px, ay = -py, az = -pz, aw = pw;
         const bx = rot[bq]!, by = rot[bq + 1]!, bz = rot[bq + 2]!, bw = rot[bq + 3]!;
@@ -219,13 +222,14 @@ export function torsionSprings(world: PhysikWorld): void {
           const turn = 2 * Math.atan2(sn, w);
           const f = turn / sn;
           phi0 = x * f; phi1 = y * f; phi2 = z * f;
+          cotHalf = w / sn;
           // the same rotation the long way round, φ (θ − 2π) / θ, when its springs hold less
           // energy: the limits' energy is then continuous where |φ| passes π (see header)
           if (turn > ALT_MIN_TURN) {
             energyPhi[0] = phi0; energyPhi[1] = phi1; energyPhi[2] = phi2;
             const g = (turn - 2 * Math.PI) / turn;
             springParams[3] = g;
-            if (longWayLower(AngularLimit, b3)) { phi0 *= g; phi1 *= g; phi2 *= g; }
+            if (longWayLower(AngularLimit, b3)) { phi0 *= g; phi1 *= g; phi2 *= g; cotHalf = -cotHalf; }
           }
         }
       }
@@ -271,11 +275,10 @@ export function torsionSprings(world: PhysikWorld): void {
           th2 = phi0 * phi0 + phi1 * phi1 + phi2 * phi2;
           if (conservative) {
             half = 0.5;
+            // limitTorqueDirection's g2 = 1/θ² − (1 + cos θ) / (2θ sin θ), with
+            // (1 + cos θ) / sin θ = cot(θ/2) from the quaternion (exact, and no 0/0 near π)
             if (th2 < 1e-6) g2 = 1 / 12 + th2 / 720;
-            else {
-              const th = Math.sqrt(th2);
-              g2 = 1 / th2 - (1 + Math.cos(th)) / (2 * th * Math.sin(th));
-            }
+            else g2 = 1 / th2 - cotHalf / (2 * Math.sqrt(th2));
           }
         }
         // the torque's direction: limitTorqueDirection(dir, φ, a, conservative) written out
