@@ -333,6 +333,13 @@ function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCouplin
   return true;
 }
 
+/**
+ * Which form of the coupled limit solve runs (tests and benchmarks): 'auto', the fast form checked
+ * and the accurate one when the check fails (the step's behaviour); 'accurate', the compliance
+ * form only. `accurateSteps` counts the coupled solves the accurate form took (either way).
+ */
+export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateSteps: 0 };
+
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const rigs = steppingRigs(world);
@@ -354,11 +361,13 @@ export function interJointSolve(world: PhysikWorld): void {
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
-        let solved = coupledSolve(world, rig, coupling, true);
+        const fast = coupledSolveForm.form === 'auto';
+        let solved = fast && coupledSolve(world, rig, coupling, true);
         // the joints within 1e-9 of the rig's accelerations (fastAccelerations measured both)
         if (solved && fastCheck[0]! <= 1e-9 * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
         else {
           // the fast form lost accuracy (see limitCouplingFast.ts) or failed: this step again, accurately
+          coupledSolveForm.accurateSteps++;
           if (solved) removeCouplingTorques(world, rig, coupling);
           freeAccelerations(Bone, rig);
           solved = coupledSolve(world, rig, coupling, false);
