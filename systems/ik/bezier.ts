@@ -129,19 +129,26 @@ function lengthAt(p: BezierProblem): void {
  * too long (the target is out of reach). p.evaluations counts length evaluations.
  */
 export function lambdaForLength(p: BezierProblem, length: number): number {
+  rfNum[0] = length;
+  lengthLambda(p);
+  return R[0]!;
+}
+
+/** lambdaForLength for the length in rfNum[0]; the result in R[0]. */
+function lengthLambda(p: BezierProblem): void {
   p.evaluations = 0;
-  rf.p = p; rf.mode = LENGTH; rfNum[0] = length;
+  rf.p = p; rf.mode = LENGTH;
+  const length = rfNum[0]!;
   R[0] = 0; evaluate();
   const f0 = R[1]!;
-  if (f0 >= 0) return f0 === 0 ? 0 : -1;
+  if (f0 >= 0) { R[0] = f0 === 0 ? 0 : -1; return; }
   let lo = 0, flo = f0, hi = 1;
   R[0] = hi; evaluate();
   let fhi = R[1]!;
   for (let k = 0; k < 60 && fhi < 0; k++) { lo = hi; flo = fhi; hi *= 2; R[0] = hi; evaluate(); fhi = R[1]!; }
-  if (fhi < 0) return -1;
+  if (fhi < 0) { R[0] = -1; return; }
   R[2] = lo; R[3] = flo; R[4] = hi; R[5] = fhi; R[6] = 1e-13 * (1 + hi); R[7] = 1e-12 * length;
   falsePosition();
-  return R[0]!;
 }
 
 // the function a root is sought for (module state, so the root finder allocates no closure)
@@ -270,29 +277,35 @@ function placeAt(p: BezierProblem, lengths: ArrayLike<number>, n: number, points
  * placements.
  */
 export function lambdaForChain(p: BezierProblem, lengths: ArrayLike<number>, n: number, points: Float64Array, start: number): number {
+  R[0] = start;
+  chainLambda(p, lengths, n, points);
+  return R[0]!;
+}
+
+/** lambdaForChain from start = R[0]; the result in R[0]. */
+function chainLambda(p: BezierProblem, lengths: ArrayLike<number>, n: number, points: Float64Array): void {
   p.evaluations = 0;
   let total = 0;
   for (let k = 0; k < n; k++) total += lengths[k]!;
   rf.p = p; rf.mode = CHAIN; rf.lengths = lengths; rf.n = n; rf.points = points;
-  const s = Math.max(0, start);
+  const s = Math.max(0, R[0]!);
   R[0] = s; evaluate();
   const fs = R[1]!;
   const ftol = 1e-12 * (total + 1);
-  if (Math.abs(fs) <= ftol) return s;
+  if (Math.abs(fs) <= ftol) { R[0] = s; return; }
   let lo = s, flo = fs, hi = s, fhi = fs;
   if (fs < 0) {
     // more curve needed: increase λ
     let step = 0.05 * s + 1e-3;
     for (let k = 0; k < 60 && fhi < 0; k++) { lo = hi; flo = fhi; hi = hi + step; step *= 2; R[0] = hi; evaluate(); fhi = R[1]!; }
-    if (fhi < 0) return s;
+    if (fhi < 0) { R[0] = s; return; }
   } else {
     let step = 0.05 * s + 1e-3;
     for (let k = 0; k < 60 && flo > 0 && lo > 0; k++) { hi = lo; fhi = flo; lo = Math.max(0, lo - step); step *= 2; R[0] = lo; evaluate(); flo = R[1]!; }
-    if (flo > 0) return s;
+    if (flo > 0) { R[0] = s; return; }
   }
   R[2] = lo; R[3] = flo; R[4] = hi; R[5] = fhi; R[6] = 1e-14 * (1 + hi); R[7] = ftol;
   falsePosition();
-  return R[0]!;
 }
 
 const fix = new Float64Array(6);
@@ -305,9 +318,21 @@ const fixIn = new Float64Array(14);
  * reach. Returns the remaining distance from the last tip to C3.
  */
 export function closeChainEnd(points: Float64Array, lengths: ArrayLike<number>, n: number, c3: Float64Array): number {
+  closeEnd(points, lengths, n, c3, true);
+  return R[1]!;
+}
+
+/**
+ * closeChainEnd, the remaining distance in R[1]; with `apply` false the points are left as
+ * they are (the solver runs it every step, needed or not: run only now and then, it stayed in
+ * V8's interpreter, where every floating-point result is a new heap number).
+ */
+function closeEnd(points: Float64Array, lengths: ArrayLike<number>, n: number, c3: Float64Array, apply: boolean): void {
   const e = 3 * n;
   let gap = Math.sqrt((c3[0]! - points[e]!) ** 2 + (c3[1]! - points[e + 1]!) ** 2 + (c3[2]! - points[e + 2]!) ** 2);
-  if (n < 2 || gap <= 1e-12) return gap;
+  R[1] = gap;
+  if (n < 2) return;
+  if (gap <= 1e-12) apply = false;
   const a = 3 * (n - 2), m = 3 * (n - 1);
   const d1x = points[m]! - points[a]!, d1y = points[m + 1]! - points[a + 1]!, d1z = points[m + 2]! - points[a + 2]!;
   const d2x = c3[0]! - points[m]!, d2y = c3[1]! - points[m + 1]!, d2z = c3[2]! - points[m + 2]!;
@@ -322,11 +347,11 @@ export function closeChainEnd(points: Float64Array, lengths: ArrayLike<number>, 
   f[6] = nx; f[7] = ny; f[8] = nz; f[9] = d1x; f[10] = d1y; f[11] = d1z; f[12] = lengths[n - 2]!; f[13] = lengths[n - 1]!;
   twoBonePositions3D(fix, 0, f, 0);
   const g2 = Math.sqrt((c3[0]! - fix[3]!) ** 2 + (c3[1]! - fix[4]!) ** 2 + (c3[2]! - fix[5]!) ** 2);
-  if (g2 < gap && Number.isFinite(g2)) {
+  if (apply && g2 < gap && Number.isFinite(g2)) {
     for (let k = 0; k < 3; k++) { points[m + k] = fix[k]!; points[e + k] = fix[3 + k]!; }
     gap = g2;
   }
-  return gap;
+  R[1] = gap;
 }
 
 // ───────────────────────────── the solver ─────────────────────────────
@@ -396,7 +421,9 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     quatRotateArr(p.v, 0, Bone.rot, B * 4, w, 10);
     let total = 0;
     for (let k = 0; k < n; k++) total += links.length[k]!;
-    const lam = lambdaForLength(p, total);
+    rfNum[0] = total;
+    lengthLambda(p); // λ in R[0] (a returned double would be boxed)
+    const lam = R[0]!;
     evaluations += p.evaluations;
     const P = cache.points;
     if (lam < 0) {
@@ -410,10 +437,11 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
         for (let a = 0; a < 3; a++) P[3 * k + 3 + a] = p.c0[a]! + (run * (a === 0 ? dx : a === 1 ? dy : dz)) / d;
       }
     } else {
-      const lamChain = lambdaForChain(p, links.length, n, P, lam);
+      R[0] = lam;
+      chainLambda(p, links.length, n, P); // λ from R[0] to R[0]
       evaluations += p.evaluations;
-      const residual = placeBones(p, lamChain, links.length, n, P);
-      if (Math.abs(residual) > 1e-9 * total) closeChainEnd(P, links.length, n, p.c3);
+      placeAt(p, links.length, n, P, null); // residual in R[1]
+      closeEnd(P, links.length, n, p.c3, Math.abs(R[1]!) > 1e-9 * total);
     }
     let finite = true;
     for (let i = 0; i < 3 * n + 3; i++) if (!Number.isFinite(P[i]!)) { finite = false; break; }
