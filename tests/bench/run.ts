@@ -581,7 +581,7 @@ interface AllocRow { name: string; count: AllocationCount; sources: AllocationSo
 
 async function allocSection(): Promise<AllocRow[]> {
   const rows: AllocRow[] = [];
-  const steps = 200, windows = 9;
+  const steps = 200, windows = 9, WARMUP_WINDOWS = 25;
   const rig = (name: string, input: RigInput, settings: Partial<Settings> = {}, from = 0): [string, Windowed] => {
     const b = build(input);
     if (Object.keys(settings).length) setSettings(b.world, b.rig, settings);
@@ -608,7 +608,11 @@ async function allocSection(): Promise<AllocRow[]> {
   ];
   for (const [name, w] of cases) {
     log(`alloc: ${name} ...`);
-    for (let i = 0; i < 4; i++) { w.prepare(); w.run(); } // warm-up: optimised code, caches built
+    // warm-up: optimised code, caches built. A system runs once a step, and V8 optimises such a
+    // function only after some thousand calls (measured: the two-bone solver first ran optimised
+    // after ~1000–1700 steps), so 4 windows left some of them in the interpreter, where every
+    // double is an allocation: the steady state is measured after 25 windows (5000 steps).
+    for (let i = 0; i < WARMUP_WINDOWS; i++) { w.prepare(); w.run(); }
     const count = await countAllocations(w, windows);
     const sources = count.bytesPerStep > 0.5 || !(count.cleanWindows > 0) ? await allocationSources(w, 3) : [];
     rows.push({ name, count, sources });
