@@ -97,7 +97,7 @@ function makeSweep(n: number) {
 
 /** Point the coupling's sweep arrays at the shared scratch, grown (once) to its rig's bones. */
 export function bindSweep(c: LimitCoupling): void {
-  const n = c.parentIndex.length;
+  const n = c.parentIndex.length + 1; // (limitCouplingFast.ts folds the root into a slot after the last bone)
   if (sweep.bones < n) sweep = makeSweep(Math.max(n, 2 * sweep.bones));
   const s = sweep;
   c.A = s.A; c.g = s.g; c.M = s.M; c.m = s.m; c.T = s.T; c.t = s.t; c.u = s.u; c.Dinv = s.Dinv; c.zeta = s.zeta;

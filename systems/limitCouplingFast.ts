@@ -15,9 +15,10 @@
  *   Iᵃ = [[A11 − A12 D⁻¹ A21, A12 D⁻¹ K], [K D⁻¹ A21, K − K D⁻¹ K]],  pᵃ = (g_lin − A12 D⁻¹ g_ang, K D⁻¹ g_ang).
  * About the joint point S selects the angular block, so U = A S and Sᵀ U are blocks of A: a
  * joint with K = 0 reduces to the 3×3 point inertia of its subtree at the joint, with nothing
- * about the angular rows (a 3×3 inverse and a few 3×3 products per joint). A pinned root's head
- * does not move: α_root = A22⁻¹ g_ang, a 3×3 solve; a floating root's 6×6 A w = g is solved by
- * the same 3×3 blocks.
+ * about the angular rows (a 3×3 inverse and a few 3×3 products per joint). The root folds the
+ * same way into the world, as a child whose parent does not move or turn: a pinned root's head
+ * stays (a = 0), a floating root's follows P a = pᵃ_lin (no force at its head); then every bone,
+ * the root first, is solved down from its parent's motion.
  *
  * Limits: Iᵃ's point block is a difference (a Schur complement) and loses accuracy to
  * cancellation on rigs mixing 0.1 mm and metre bones. interJointSolve checks the result (the
@@ -25,7 +26,8 @@
  * form (limitCoupling.ts) when the check fails.
  *
  * Storage per bone, by depth-first index: A (21 of its 36: A11 sym xx xy xz yy yz zz, A12
- * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); the coupling's u holds w.
+ * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); slot n (after the last bone) is the
+ * world the root folds into; the coupling's u holds w.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { bindSweep, type LimitCoupling } from './limitCoupling';
@@ -38,7 +40,7 @@ import { bindSweep, type LimitCoupling } from './limitCoupling';
  */
 export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
   const { Bone, Rig } = world.physik;
-  const { head, centre, angVel, jointForce } = Bone;
+  const { head, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
   bindSweep(coupling);
   const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
@@ -46,47 +48,45 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   const n = bones.length;
   if (gyro.length < 3 * n) gyro = new Float64Array(3 * Math.max(n, 2 * (gyro.length / 3)));
 
-  // Up: A and g of every bone about its head, with its subtree folded in.
+  // Up: A and g of every bone about its head, with its subtree folded in; then the root into
+  // the world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and
+  // bias at the root's head.
   for (let i = n - 1; i >= 0; i--) {
     loadBodyAtHead(Bone, A, g, bones[i]!, i, on);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
       if (!foldChild(head, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
     }
   }
+  A.fill(0, n * 36, n * 36 + 21); g.fill(0, n * 6, n * 6 + 6);
+  if (!foldChild(head, angVel, on, coupling, rig, -1, 0)) return false;
 
-  // Down: the root's motion (and the world's force on a pinned root), then each child's.
-  const root = bones[0]!, r3 = root * 3;
-  let fx = 0, fy = 0, fz = 0;
-  if (Rig.pinned[rig.eid]) {
-    // a = 0: A22 α = g_ang (the head force has no moment about the head), F = A12 α − g_lin
-    const a11 = A[15]!, a12 = A[16]!, a13 = A[17]!, a22 = A[18]!, a23 = A[19]!, a33 = A[20]!;
-    const c11 = a22 * a33 - a23 * a23, c12 = a13 * a23 - a12 * a33, c13 = a12 * a23 - a13 * a22;
-    const det = a11 * c11 + a12 * c12 + a13 * c13;
+  // Down: the root's head moves as the world lets it, a = 0 when pinned, else P a = pᵃ_lin (no
+  // force at a free head); then every bone from its parent's motion (the root's: the world's).
+  let ax = 0, ay = 0, az = 0;
+  const pinned = Rig.pinned[rig.eid] === 1;
+  if (!pinned) {
+    const w = n * 36;
+    const pxx = A[w]!, pxy = A[w + 1]!, pxz = A[w + 2]!, pyy = A[w + 3]!, pyz = A[w + 4]!, pzz = A[w + 5]!;
+    const cxx = pyy * pzz - pyz * pyz, cxy = pxz * pyz - pxy * pzz, cxz = pxy * pyz - pxz * pyy;
+    const det = pxx * cxx + pxy * cxy + pxz * cxz;
     if (!(det !== 0 && Number.isFinite(det))) return false;
-    const s = 1 / det;
-    const c22 = a11 * a33 - a13 * a13, c23 = a12 * a13 - a11 * a23, c33 = a11 * a22 - a12 * a12;
-    const gx = g[3]!, gy = g[4]!, gz = g[5]!;
-    const ax = (c11 * gx + c12 * gy + c13 * gz) * s, ay = (c12 * gx + c22 * gy + c23 * gz) * s, az = (c13 * gx + c23 * gy + c33 * gz) * s;
-    u[0] = 0; u[1] = 0; u[2] = 0; u[3] = ax; u[4] = ay; u[5] = az;
-    fx = A[6]! * ax + A[7]! * ay + A[8]! * az - g[0]!;
-    fy = A[9]! * ax + A[10]! * ay + A[11]! * az - g[1]!;
-    fz = A[12]! * ax + A[13]! * ay + A[14]! * az - g[2]!;
-  } else {
-    // A w = g by blocks, as the folds eliminate: α = A22⁻¹ (g_ang − A21 a) and the point block
-    // (A11 − A12 A22⁻¹ A21) a = g_lin − A12 A22⁻¹ g_ang (its accuracy is checked with the rest)
-    if (!solveFloatingRoot(A, g, u)) return false;
+    const t = 1 / det;
+    const cyy = pxx * pzz - pxz * pxz, cyz = pxy * pxz - pxx * pyz, czz = pxx * pyy - pxy * pxy;
+    const lx = g[n * 6]!, ly = g[n * 6 + 1]!, lz = g[n * 6 + 2]!;
+    ax = (cxx * lx + cxy * ly + cxz * lz) * t; ay = (cxy * lx + cyy * ly + cyz * lz) * t; az = (cxz * lx + cyz * ly + czz * lz) * t;
   }
-  jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-  if (!(Number.isFinite(u[0]!) && Number.isFinite(u[3]!) && Number.isFinite(fx))) return false;
-  tau[0] = 0; tau[1] = 0; tau[2] = 0;
-  for (let i = 1; i < n; i++) {
-    const c = bones[i]!, c3 = c * 3, pi = parentIndex[i]!, p3 = bones[pi]! * 3, i6 = i * 6, p6 = pi * 6, a = i * 36;
-    // v = X w_p + ζ: the parent's material point at this head
-    const rx = head[c3]! - head[p3]!, ry = head[c3 + 1]! - head[p3 + 1]!, rz = head[c3 + 2]! - head[p3 + 2]!;
-    const wx = u[p6 + 3]!, wy = u[p6 + 4]!, wz = u[p6 + 5]!;
-    const vx = u[p6]! + wy * rz - wz * ry + zeta[i * 3]!;
-    const vy = u[p6 + 1]! + wz * rx - wx * rz + zeta[i * 3 + 1]!;
-    const vz = u[p6 + 2]! + wx * ry - wy * rx + zeta[i * 3 + 2]!;
+  for (let i = 0; i < n; i++) {
+    const c = bones[i]!, c3 = c * 3, i6 = i * 6, a = i * 36;
+    // v = X w_p + ζ: the parent's material point at this head (the root's: a, the world not turning)
+    let vx = ax, vy = ay, vz = az, wx = 0, wy = 0, wz = 0;
+    if (i > 0) {
+      const pi = parentIndex[i]!, p3 = bones[pi]! * 3, p6 = pi * 6;
+      const rx = head[c3]! - head[p3]!, ry = head[c3 + 1]! - head[p3 + 1]!, rz = head[c3 + 2]! - head[p3 + 2]!;
+      wx = u[p6 + 3]!; wy = u[p6 + 4]!; wz = u[p6 + 5]!;
+      vx = u[p6]! + wy * rz - wz * ry + zeta[i * 3]!;
+      vy = u[p6 + 1]! + wz * rx - wx * rz + zeta[i * 3 + 1]!;
+      vz = u[p6 + 2]! + wx * ry - wy * rx + zeta[i * 3 + 2]!;
+    }
     // q̈ = D⁻¹ (g_ang − A21 v − A22 α_p); A21 = A12ᵀ
     const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
     const s0 = g[i6 + 3]! - (A[a + 6]! * vx + A[a + 9]! * vy + A[a + 12]! * vz) - (a22xx * wx + a22xy * wy + a22xz * wz);
@@ -95,19 +95,23 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     const o9 = i * 9;
     const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!;
     const q0 = d0 * s0 + d1 * s1 + d2 * s2, q1 = d1 * s0 + d3 * s1 + d4 * s2, q2 = d2 * s0 + d4 * s1 + d5 * s2;
-    const ax = wx + q0, ay = wy + q1, az = wz + q2;
-    u[i6] = vx; u[i6 + 1] = vy; u[i6 + 2] = vz; u[i6 + 3] = ax; u[i6 + 4] = ay; u[i6 + 5] = az;
-    // the joint's force: the linear rows of A w − g
-    jointForce[c3] = A[a]! * vx + A[a + 1]! * vy + A[a + 2]! * vz + A[a + 6]! * ax + A[a + 7]! * ay + A[a + 8]! * az - g[i6]!;
-    jointForce[c3 + 1] = A[a + 1]! * vx + A[a + 3]! * vy + A[a + 4]! * vz + A[a + 9]! * ax + A[a + 10]! * ay + A[a + 11]! * az - g[i6 + 1]!;
-    jointForce[c3 + 2] = A[a + 2]! * vx + A[a + 4]! * vy + A[a + 5]! * vz + A[a + 12]! * ax + A[a + 13]! * ay + A[a + 14]! * az - g[i6 + 2]!;
-    // τ = −K q̈
+    const bx = wx + q0, by = wy + q1, bz = wz + q2;
+    u[i6] = vx; u[i6 + 1] = vy; u[i6 + 2] = vz; u[i6 + 3] = bx; u[i6 + 4] = by; u[i6 + 5] = bz;
+    // the joint's force: the linear rows of A w − g (a free root's head: none)
+    if (i > 0 || pinned) {
+      jointForce[c3] = A[a]! * vx + A[a + 1]! * vy + A[a + 2]! * vz + A[a + 6]! * bx + A[a + 7]! * by + A[a + 8]! * bz - g[i6]!;
+      jointForce[c3 + 1] = A[a + 1]! * vx + A[a + 3]! * vy + A[a + 4]! * vz + A[a + 9]! * bx + A[a + 10]! * by + A[a + 11]! * bz - g[i6 + 1]!;
+      jointForce[c3 + 2] = A[a + 2]! * vx + A[a + 4]! * vy + A[a + 5]! * vz + A[a + 12]! * bx + A[a + 13]! * by + A[a + 14]! * bz - g[i6 + 2]!;
+    } else {
+      jointForce[c3] = 0; jointForce[c3 + 1] = 0; jointForce[c3 + 2] = 0;
+    }
+    // τ = −K q̈ (the root's K is zero: it has no joint above it)
     const k6 = i * 6;
     tau[i * 3] = -(K[k6]! * q0 + K[k6 + 1]! * q1 + K[k6 + 2]! * q2);
     tau[i * 3 + 1] = -(K[k6 + 1]! * q0 + K[k6 + 3]! * q1 + K[k6 + 4]! * q2);
     tau[i * 3 + 2] = -(K[k6 + 2]! * q0 + K[k6 + 4]! * q1 + K[k6 + 5]! * q2);
   }
-  return true;
+  return Number.isFinite(u[0]!) && Number.isFinite(u[3]!);
 }
 
 /** The gyroscopic torque ω × (I ω) of each bone (depth-first index) from loadBodyAtHead, for fastAccelerations. */
@@ -262,7 +266,7 @@ function pointAcceleration(acc: Float64Array, angAcc: Float64Array, angVel: Floa
  */
 function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
   const { K, A, g, Dinv, zeta } = coupling;
-  const b3 = rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
+  const world = i < 0, b3 = world ? 0 : rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
   const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
   const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
   // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
@@ -294,16 +298,16 @@ function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupli
   let ly = g[j6 + 1]! - (E10 * gx + E11 * gy + E12 * gz);
   let lz = g[j6 + 2]! - (E20 * gx + E21 * gy + E22 * gz);
   // the lever from the parent's head to this one, and ζ = ω_b×(ω_b×r)
-  const rx = head[c3]! - head[b3]!, ry = head[c3 + 1]! - head[b3 + 1]!, rz = head[c3 + 2]! - head[b3 + 2]!;
+  const rx = world ? 0 : head[c3]! - head[b3]!, ry = world ? 0 : head[c3 + 1]! - head[b3 + 1]!, rz = world ? 0 : head[c3 + 2]! - head[b3 + 2]!;
   let zx = 0, zy = 0, zz = 0;
-  if (on) {
+  if (on && !world) {
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
     const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
     zx = wy * uz - wz * uy; zy = wz * ux - wx * uz; zz = wx * uy - wy * ux;
     lx -= pxx * zx + pxy * zy + pxz * zz; ly -= pxy * zx + pyy * zy + pyz * zz; lz -= pxz * zx + pyz * zy + pzz * zz;
   }
   zeta[j * 3] = zx; zeta[j * 3 + 1] = zy; zeta[j * 3 + 2] = zz;
-  const ai = i * 36, i6 = i * 6;
+  const slot = world ? rig.bones.length : i, ai = slot * 36, i6 = slot * 6;
   // T = P R (R = [r]ₓ): row k of T = P_row_k × r
   const t00 = pxy * rz - pxz * ry, t01 = pxz * rx - pxx * rz, t02 = pxx * ry - pxy * rx;
   const t10 = pyy * rz - pyz * ry, t11 = pyz * rx - pxy * rz, t12 = pxy * ry - pyy * rx;
@@ -345,44 +349,5 @@ function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupli
   // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h)
   g[i6] += lx; g[i6 + 1] += ly; g[i6 + 2] += lz;
   g[i6 + 3] += ry * lz - rz * ly + hx; g[i6 + 4] += rz * lx - rx * lz + hy; g[i6 + 5] += rx * ly - ry * lx + hz;
-  return true;
-}
-
-/** w = A⁻¹ g for the root (depth-first index 0), by 3×3 blocks, to u[0..5]; false when singular. */
-function solveFloatingRoot(A: Float64Array, g: Float64Array, u: Float64Array): boolean {
-  // D⁻¹ = A22⁻¹ (symmetric, cofactors)
-  const dxx = A[15]!, dxy = A[16]!, dxz = A[17]!, dyy = A[18]!, dyz = A[19]!, dzz = A[20]!;
-  const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
-  const det = dxx * cxx + dxy * cxy + dxz * cxz;
-  if (!(det !== 0 && Number.isFinite(det))) return false;
-  const s = 1 / det;
-  const e0 = cxx * s, e1 = cxy * s, e2 = cxz * s;
-  const e3 = (dxx * dzz - dxz * dxz) * s, e4 = (dxy * dxz - dxx * dyz) * s, e5 = (dxx * dyy - dxy * dxy) * s;
-  // E = A12 D⁻¹; P = A11 − E A21; l = g_lin − E g_ang
-  const b00 = A[6]!, b01 = A[7]!, b02 = A[8]!, b10 = A[9]!, b11 = A[10]!, b12 = A[11]!, b20 = A[12]!, b21 = A[13]!, b22 = A[14]!;
-  const E00 = b00 * e0 + b01 * e1 + b02 * e2, E01 = b00 * e1 + b01 * e3 + b02 * e4, E02 = b00 * e2 + b01 * e4 + b02 * e5;
-  const E10 = b10 * e0 + b11 * e1 + b12 * e2, E11 = b10 * e1 + b11 * e3 + b12 * e4, E12 = b10 * e2 + b11 * e4 + b12 * e5;
-  const E20 = b20 * e0 + b21 * e1 + b22 * e2, E21 = b20 * e1 + b21 * e3 + b22 * e4, E22 = b20 * e2 + b21 * e4 + b22 * e5;
-  const pxx = A[0]! - (E00 * b00 + E01 * b01 + E02 * b02);
-  const pxy = A[1]! - (E00 * b10 + E01 * b11 + E02 * b12);
-  const pxz = A[2]! - (E00 * b20 + E01 * b21 + E02 * b22);
-  const pyy = A[3]! - (E10 * b10 + E11 * b11 + E12 * b12);
-  const pyz = A[4]! - (E10 * b20 + E11 * b21 + E12 * b22);
-  const pzz = A[5]! - (E20 * b20 + E21 * b21 + E22 * b22);
-  const gx = g[3]!, gy = g[4]!, gz = g[5]!;
-  const lx = g[0]! - (E00 * gx + E01 * gy + E02 * gz);
-  const ly = g[1]! - (E10 * gx + E11 * gy + E12 * gz);
-  const lz = g[2]! - (E20 * gx + E21 * gy + E22 * gz);
-  // a = P⁻¹ l
-  const qxx = pyy * pzz - pyz * pyz, qxy = pxz * pyz - pxy * pzz, qxz = pxy * pyz - pxz * pyy;
-  const pd = pxx * qxx + pxy * qxy + pxz * qxz;
-  if (!(pd !== 0 && Number.isFinite(pd))) return false;
-  const t = 1 / pd;
-  const qyy = pxx * pzz - pxz * pxz, qyz = pxy * pxz - pxx * pyz, qzz = pxx * pyy - pxy * pxy;
-  const ax = (qxx * lx + qxy * ly + qxz * lz) * t, ay = (qxy * lx + qyy * ly + qyz * lz) * t, az = (qxz * lx + qyz * ly + qzz * lz) * t;
-  // α = D⁻¹ (g_ang − A21 a), A21 = A12ᵀ
-  const sx = gx - (b00 * ax + b10 * ay + b20 * az), sy = gy - (b01 * ax + b11 * ay + b21 * az), sz = gz - (b02 * ax + b12 * ay + b22 * az);
-  u[0] = ax; u[1] = ay; u[2] = az;
-  u[3] = e0 * sx + e1 * sy + e2 * sz; u[4] = e1 * sx + e3 * sy + e4 * sz; u[5] = e2 * sx + e4 * sy + e5 * sz;
   return true;
 }
