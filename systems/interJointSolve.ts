@@ -372,10 +372,11 @@ export function interJointSolve(world: PhysikWorld): void {
           freeAccelerations(Bone, rig);
           solved = coupledSolve(world, rig, coupling, false);
         }
-        if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); }
+        if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig); }
       } else {
         freeAccelerations(Bone, rig);
-        exactJointForces(world, rig); // (adds the forces to the accelerations itself)
+        exactJointForces(world, rig);
+        applyJointForces(world, rig);
       }
       if (nJoints > 0) {
         if (!measured) jointMismatch(world, rig);

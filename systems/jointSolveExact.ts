@@ -273,8 +273,8 @@ function upSimple(
 
 /**
  * Writes Bone.jointForce for every bone of the rig from the bones' free accelerations (Bone.acc,
- * Bone.angAcc), and adds the forces to those accelerations: the bones' accelerations with every
- * joint holding.
+ * Bone.angAcc); the caller adds the forces to those accelerations (interJointSolve's
+ * applyJointForces), which then hold every joint together.
  */
 export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
   const { Bone, Rig } = world.physik;
@@ -319,10 +319,8 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     }
   }
 
-  // Down: the root's head force, then each child's from its parent's; each force is added to
-  // the accelerations of its bone and (negated) of its parent as it is found, in the order and
-  // with the arithmetic of interJointSolve's applyJointForces (so the same bits), while the
-  // bones are still in cache.
+  // Down: the root's head force, then each child's from its parent's (interJointSolve adds them
+  // to the accelerations: applyJointForces).
   const root = bones[0]!, r3 = root * 3;
   if (Rig.pinned[rig.eid]) {
     for (let e = 0; e < 9; e++) K3[e] = phi[e]!;
@@ -330,53 +328,18 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
     R3.fill(0);
     R3[3] = -beta[0]!; R3[7] = -beta[1]!; R3[11] = -beta[2]!;
     solve3();
-    const fx = R3[3]!, fy = R3[7]!, fz = R3[11]!;
-    jointForce[r3] = fx; jointForce[r3 + 1] = fy; jointForce[r3 + 2] = fz;
-    // the world holds the root's head: only the root feels this force (written out, as below:
-    // a call passing the force's doubles would box them, an allocation per step)
-    if (fx !== 0 || fy !== 0 || fz !== 0) {
-      const rx = head[r3]! - centre[r3]!, ry = head[r3 + 1]! - centre[r3 + 1]!, rz = head[r3 + 2]! - centre[r3 + 2]!;
-      const s = 1 / effMass[root]!;
-      acc[r3] += fx * s; acc[r3 + 1] += fy * s; acc[r3 + 2] += fz * s;
-      const tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
-      const j = root * 6;
-      angAcc[r3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-      angAcc[r3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-      angAcc[r3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
-    }
+    jointForce[r3] = R3[3]!; jointForce[r3 + 1] = R3[7]!; jointForce[r3 + 2] = R3[11]!;
   } else {
     jointForce[r3] = 0; jointForce[r3 + 1] = 0; jointForce[r3 + 2] = 0;
   }
   for (let i = 1; i < n; i++) {
     // the parent's head force is final: parents come first in depth-first order
-    const c = bones[i]!, c3 = c * 3, p = parentOf[c]!, p3 = p * 3;
+    const c3 = bones[i]! * 3, p3 = parentOf[bones[i]!]! * 3;
     const hx = jointForce[p3]!, hy = jointForce[p3 + 1]!, hz = jointForce[p3 + 2]!;
     const o = i * 9;
-    const fx = P[o]! * hx + P[o + 1]! * hy + P[o + 2]! * hz + q[i * 3]!;
-    const fy = P[o + 3]! * hx + P[o + 4]! * hy + P[o + 5]! * hz + q[i * 3 + 1]!;
-    const fz = P[o + 6]! * hx + P[o + 7]! * hy + P[o + 8]! * hz + q[i * 3 + 2]!;
-    jointForce[c3] = fx; jointForce[c3 + 1] = fy; jointForce[c3 + 2] = fz;
-    if (fx === 0 && fy === 0 && fz === 0) continue;
-    // +F at the child's head (the joint) on the child, −F at the same point on the parent
-    // (interJointSolve's applyJointForces for one bone, written out: a call here was not
-    // inlined, and passing it the force's doubles boxed them)
-    const jx = head[c3]!, jy = head[c3 + 1]!, jz = head[c3 + 2]!;
-    let rx = jx - centre[c3]!, ry = jy - centre[c3 + 1]!, rz = jz - centre[c3 + 2]!;
-    let s = 1 / effMass[c]!;
-    acc[c3] += fx * s; acc[c3 + 1] += fy * s; acc[c3 + 2] += fz * s;
-    let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
-    let j = c * 6;
-    angAcc[c3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-    angAcc[c3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-    angAcc[c3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
-    rx = jx - centre[p3]!; ry = jy - centre[p3 + 1]!; rz = jz - centre[p3 + 2]!;
-    s = -1 / effMass[p]!;
-    acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
-    tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
-    j = p * 6;
-    angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-    angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-    angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+    jointForce[c3] = P[o]! * hx + P[o + 1]! * hy + P[o + 2]! * hz + q[i * 3]!;
+    jointForce[c3 + 1] = P[o + 3]! * hx + P[o + 4]! * hy + P[o + 5]! * hz + q[i * 3 + 1]!;
+    jointForce[c3 + 2] = P[o + 6]! * hx + P[o + 7]! * hy + P[o + 8]! * hz + q[i * 3 + 2]!;
   }
 }
 
