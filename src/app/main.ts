@@ -35,6 +35,7 @@ import { findRig } from '../core/world';
 import { parseScene, parseSceneText } from '../scene/load';
 import type { Scene, Settings } from '../scene/types';
 import { createView, type View } from '../render/view';
+import { createSelection } from './selection';
 import { createTargetDragger, type TargetDragger } from './drag';
 import { screenPoints } from './screenPoints';
 import { sceneFileText } from './sceneFile';
@@ -214,36 +215,18 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   const canvas = document.getElementById('view') as HTMLCanvasElement;
   const view = createView(canvas, world);
   const history = createHistory();
-  let selected: string | null = null;
-
-  const select = (name: string | null) => {
-    selected = name;
-    const cp = name === null ? -1 : record().controlPointByName.get(name) ?? -1;
-    if (cp < 0) selected = null;
-    if (dragger.selected !== cp) dragger.select(cp);
-    view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
-    sandbox.onChange?.();
-  };
-  const nameOf = (cp: number) => {
-    const r = record();
-    const i = r.controlPoints.indexOf(cp);
-    return i >= 0 ? r.controlPointNames[i]! : null;
-  };
+  const selection = createSelection(world, record, view, () => sandbox.onChange?.());
+  const select = (name: string | null) => selection.select(name);
+  const nameOf = (cp: number) => selection.nameOf(cp);
 
   const dragger = createTargetDragger(world, view, canvas, {
     onMoved(cp, from, to) {
       const name = nameOf(cp);
       if (name) history.push(moveTargetEdit(ref, name, from, to));
     },
-    onSelect(cp) {
-      const name = cp >= 0 ? nameOf(cp) : null;
-      if (name !== selected) {
-        selected = name;
-        view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
-        sandbox.onChange?.();
-      }
-    },
+    onSelect: (cp) => selection.picked(cp),
   });
+  selection.dragger = dragger;
   const grabber = createBoneGrabber({
     ref, view, canvas, dragger, history,
     onBone: (bone) => view.setSelectedBone(bone),
@@ -462,9 +445,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     sceneName = name;
     history.clear();
     sandbox.recorder.clear();
-    selected = null;
-    dragger.select(-1);
-    view.setSelectedBone(-1);
+    selection.clear();
     view.clearOnion();
     mainMs = 0;
     if (compare) setCompare(compare.solver);
@@ -547,7 +528,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     get importNotes() { return importNotes; },
     recorder: undefined as unknown as RecordingControls, // set below (it needs the sandbox)
     get timeline() { return timeline; },
-    get selected() { return selected; },
+    get selected() { return selection.name; },
     select,
     sceneFile: () => sceneFileText(world, record(), scene),
     spawnCrowd(n) {
@@ -570,15 +551,16 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       history.run(moveTargetEdit(ref, name, [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!], to));
     },
     deleteSelected() {
-      if (selected === null) return;
-      const name = selected;
+      const name = selection.name;
+      if (name === null) return;
       select(null);
       history.run(removePointEdit(ref, name));
     },
     toggleSelected() {
-      if (selected === null) return;
-      const cp = pointNamed(ref, selected);
-      history.run(activeEdit(ref, selected, world.physik.ControlPoint.active[cp] !== 1));
+      const name = selection.name;
+      if (name === null) return;
+      const cp = pointNamed(ref, name);
+      history.run(activeEdit(ref, name, world.physik.ControlPoint.active[cp] !== 1));
     },
     undo() { runHistory(() => history.undo()); },
     redo() { runHistory(() => history.redo()); },
@@ -625,7 +607,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       showError(`could not undo/redo: ${errorText(e)}`);
     }
     // the selected point may have been removed or re-created under a new entity
-    select(selected !== null && record().controlPointByName.has(selected) ? selected : null);
+    const name = selection.name;
+    select(name !== null && record().controlPointByName.has(name) ? name : null);
   }
 
   window.addEventListener('keydown', (e) => {

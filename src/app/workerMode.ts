@@ -31,6 +31,7 @@ import { importGltf } from '../io/gltfImport';
 import { createView } from '../render/view';
 import { createHud, type Hud } from '../hud/overlay';
 import { createTargetDragger } from './drag';
+import { createSelection } from './selection';
 import { screenPoints } from './screenPoints';
 import { sceneFileText } from './sceneFile';
 import { createHistory } from './history';
@@ -133,12 +134,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   const canvas = document.getElementById('view') as HTMLCanvasElement;
   const view = createView(canvas, world);
   const history = createHistory(); // stays empty: undo is off in worker mode
-  let selected: string | null = null;
-  const nameOf = (cp: number) => {
-    const r = record();
-    const i = r.controlPoints.indexOf(cp);
-    return i >= 0 ? r.controlPointNames[i]! : null;
-  };
+  const selection = createSelection(world, record, view, () => sandbox.onChange?.());
   /** Post a target move of control point `cp` (any rig) and remember it until applied. */
   const postTarget = (cp: number, to: ArrayLike<number>) => {
     const rigs = world.physik.rigs;
@@ -152,23 +148,10 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   };
   const dragger = createTargetDragger(world, view, canvas, {
     setTarget: postTarget,
-    onSelect(cp) {
-      const name = cp >= 0 ? nameOf(cp) : null;
-      if (name !== selected) {
-        selected = name;
-        view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
-        sandbox.onChange?.();
-      }
-    },
+    onSelect: (cp) => selection.picked(cp),
   });
-  const select = (name: string | null) => {
-    selected = name;
-    const cp = name === null ? -1 : record().controlPointByName.get(name) ?? -1;
-    if (cp < 0) selected = null;
-    if (dragger.selected !== cp) dragger.select(cp);
-    view.setSelectedBone(cp >= 0 ? world.physik.ControlPoint.bone[cp]! : -1);
-    sandbox.onChange?.();
-  };
+  selection.dragger = dragger;
+  const select = (name: string | null) => selection.select(name);
 
   const status = document.getElementById('status');
   let hud: Hud | null = null;
@@ -216,9 +199,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     scene = next;
     sceneName = name;
     send({ type: 'scene', pose: newPoseBuffer(), scene: next });
-    selected = null;
-    dragger.select(-1);
-    view.setSelectedBone(-1);
+    selection.clear();
     view.update();
     view.frame();
     document.title = `physik-ecs · ${name}`;
@@ -302,10 +283,10 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
       if (!to.every(Number.isFinite)) throw new Error(`target of "${name}" must be finite, got [${to.join(', ')}]`);
       postTarget(cp, to);
     },
-    get selected() { return selected; },
+    get selected() { return selection.name; },
     select,
-    deleteSelected() { if (selected !== null) off('deleting points'); },
-    toggleSelected() { if (selected !== null) off('enabling / disabling points'); },
+    deleteSelected() { if (selection.name !== null) off('deleting points'); },
+    toggleSelected() { if (selection.name !== null) off('enabling / disabling points'); },
     undo() { off('undo'); },
     redo() { off('redo'); },
     get onion() { return 0; },
