@@ -359,21 +359,22 @@ export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
   const started = performance.now();
   const notes: string[] = [];
 
+  const comparisons: Comparison[] = [];
+  // the CCD pairs first, before closed-chain-ik is imported: with it (its gl-matrix) loaded,
+  // this project's CCD step measured 10-30 % slower and three.js's not (ratio 0.21-0.23
+  // against 0.16-0.19 in the same runs; V8, not understood), and a user of the CCD pair
+  // would not have it loaded
+  for (const n of SIZES) comparisons.push(compare(`ccdVsThree${n}`, 'ccd vs three.js CCDIKSolver', n, ours('ccd', n), threeCcd(n), log));
   let cc: CcModule | null = null;
   try {
     cc = (await import('closed-chain-ik/src/core/index.js')) as unknown as CcModule;
-    // a smoke test: it must build and solve in Node
     closedChainIk(cc, 2).solve();
   } catch (err) {
     cc = null;
     notes.push(`closed-chain-ik skipped: could not be loaded or run in Node (${(err as Error).message}); install it with npm install -D closed-chain-ik`);
   }
-
-  const comparisons: Comparison[] = [];
-  for (const n of SIZES) comparisons.push(compare(`ccdVsThree${n}`, 'ccd vs three.js CCDIKSolver', n, ours('ccd', n), threeCcd(n), log));
   if (cc) {
     for (const n of SIZES) comparisons.push(compare(`dlsVsClosedChainIk${n}`, 'dls vs closed-chain-ik', n, ours('dls', n), closedChainIk(cc, n), log));
-    // the package's own defaults on the same problem, for the record
     for (const n of SIZES) {
       const d = closedChainIk(cc, n, true);
       const e = errorAt(d, 64);

@@ -694,12 +694,15 @@ async function main(): Promise<void> {
   const rapier = want('rapier') ? await rapierSection(stepSec) : null;
   const humanoidExact = stepSec?.cases.find((r) => r.name === 'humanoid exact' && !r.skipped)?.usPerStep.median;
   const converge = want('converge') ? await convergeSection(log, new Map(humanoidExact === undefined ? [] : [['humanoid', humanoidExact]])) : null;
-  const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const crowd = want('crowd') ? crowdSection() : null;
   log('memory ...');
   const memory = want('memory') ? memorySection(stepSec?.built) : null;
   stepSec?.built.clear(); // the big rigs are not needed any more
   const alloc = want('alloc') ? await allocSection() : null;
+  // last: the peers' packages stay loaded in the process once imported, and loading
+  // closed-chain-ik (gl-matrix) was measured to slow this project's step by 10-30 % in the
+  // sections after it (the crowd: 31-32 against 35-45 steps/s on the same machine state)
+  const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const goalRows = goals({ step: stepSec, rapier, converge, peers, crowd, alloc });
   const seconds = (performance.now() - started) / 1000;
   machine.loadAtEnd = os.loadavg()[0]!;
