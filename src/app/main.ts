@@ -27,7 +27,7 @@
  * (`pose()`, `metrics()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import {
-  addRig, createPhysikWorld, createSnapshot, getSettings, readMetrics, readPose, removeRig, resetRig,
+  createPhysikWorld, createSnapshot, getSettings, readMetrics, readPose, resetRig,
   restoreRig, setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
@@ -44,7 +44,7 @@ import { createHistory, type History } from './history';
 import { activeEdit, moveTargetEdit, pointNamed, removePointEdit, type RigRef } from './edits';
 import { createComparison, type Comparison } from './compare';
 import { installFileDrop } from './drop';
-import { crowdOf } from '../scene/crowd';
+import { addSceneRig, replaceScene, replaceCrowd } from './simScene';
 import { createRecordingControls, type RecordingControls } from './recording';
 import { createTimeline, type Timeline } from '../hud/timeline';
 import { importBvh } from '../io/bvhImport';
@@ -208,7 +208,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   const world = createPhysikWorld();
   let scene = initial;
   let sceneName = initialName;
-  let rig = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...(options.solver ? { solver: options.solver } : {}) }, script: scene.script }).rig;
+  let rig = addSceneRig(world, scene, options.solver);
   const ref: RigRef = { world, get rig() { return rig; } };
   const record = () => findRig(world, rig);
 
@@ -436,11 +436,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
 
   function loadScene(next: Scene, name: string): void {
     // build the new rig first: if it throws, the old one stays
-    const added = addRig(world, { rig: next.rig, controlPoints: next.controlPoints, settings: next.settings, script: next.script }).rig;
-    removeRig(world, rig);
-    for (const r of crowdRigs) removeRig(world, r);
+    rig = replaceScene(world, next, undefined, [rig, ...crowdRigs]);
     crowdRigs = [];
-    rig = added;
     scene = next;
     sceneName = name;
     history.clear();
@@ -532,15 +529,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     select,
     sceneFile: () => sceneFileText(world, record(), scene),
     spawnCrowd(n) {
-      if (!(Number.isInteger(n) && n >= 0 && n <= 1000)) throw new Error(`crowd size must be a whole number from 0 to 1000, got ${n}`);
-      for (const r of crowdRigs) removeRig(world, r);
-      crowdRigs = [];
-      if (n > 0) {
-        const side = Math.ceil(Math.sqrt(n));
-        const spacing = 1.2 * world.physik.Rig.height[rig]!;
-        const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
-        crowdRigs = inputs.map((input) => addRig(world, input).rig);
-      }
+      crowdRigs = replaceCrowd(world, scene, rig, crowdRigs, n);
       syncRapier();
       view.update(); // rebuild the buffers for the new set of rigs
       view.frame();

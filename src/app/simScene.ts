@@ -13,7 +13,7 @@
  * Limits: DOM-free (runs in the worker); the crowd copies keep the scene's settings (a
  * setting changed later applies to the main rig only, as on the main thread).
  */
-import { addRig, removeRig, type PhysikWorld } from '../core';
+import { addRig, addRigs, removeRig, type PhysikWorld } from '../core';
 import { crowdOf } from '../scene/crowd';
 import type { Scene } from '../scene/types';
 
@@ -43,5 +43,5 @@ export function replaceCrowd(world: PhysikWorld, scene: Scene, mainRig: number, 
   const side = Math.ceil(Math.sqrt(n));
   const spacing = 1.2 * world.physik.Rig.height[mainRig]!;
   const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
-  return inputs.map((input) => addRig(world, input).rig);
+  return addRigs(world, inputs).map((h) => h.rig);
 }

@@ -8,7 +8,7 @@
  *   readPose(world, rig); readMetrics(world, rig);
  */
 export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from './world';
-export { addRig, removeRig, type RigInput, type RigHandle } from './rig';
+export { addRig, addRigs, removeRig, type RigInput, type RigHandle } from './rig';
 export { addControlPoint, removeControlPoint, describeControlPoint } from './controlPoints';
 export { step, physikPipeline, type System } from './pipeline';
 export {

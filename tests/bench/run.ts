@@ -42,7 +42,7 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
-  createPhysikWorld, addRig, step, setSettings, createSnapshot, restoreRig, readMetrics,
+  createPhysikWorld, addRig, addRigs, step, setSettings, createSnapshot, restoreRig, readMetrics,
   type PhysikWorld, type RigInput, type RigSnapshot,
 } from '../../src/core';
 import type { Settings } from '../../src/scene/types';
@@ -493,7 +493,7 @@ function crowdSection(): CrowdRow[] {
     log(`crowd: ${n} humanoids${sleep ? ' (sleep on)' : ''} ...`);
     const t0 = performance.now();
     const world = createPhysikWorld();
-    const rigs = crowdInputs(n, !sleep, scene).map((input) => addRig(world, input).rig);
+    const rigs = addRigs(world, crowdInputs(n, !sleep, scene)).map((h) => h.rig); // (as the sandbox spawns a crowd)
     const buildMs = performance.now() - t0;
     step(world, from); // warm-up, and the moves get going
     const snaps = rigs.map((r) => createSnapshot(world, r));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { addRig, createPhysikWorld, readMetrics, readPose, step } from '../../src/core';
+import { addRig, addRigs, createPhysikWorld, readMetrics, readPose, step } from '../../src/core';
 import { parseScene } from '../../src/scene/load';
 import { crowdOf } from '../../src/scene/crowd';
 
@@ -45,6 +45,32 @@ describe('crowd', () => {
     for (const w of [a, b, c]) step(w.world, 120);
     expect(readPose(a.world, a.rigs[3]!)).toEqual(readPose(b.world, b.rigs[3]!));
     expect(readPose(a.world, a.rigs[3]!)).not.toEqual(readPose(c.world, c.rigs[3]!));
+  });
+
+  it('addRigs builds the same crowd as addRig one by one, its bones numbered without gaps', () => {
+    const one = crowdWorld(5, 3);
+    const world = createPhysikWorld();
+    const rigs = addRigs(world, crowdOf(humanoid, 5, { seed: 3 })).map((h) => h.rig);
+    // the bones of all rigs first, one after another: every bone array holds them densely
+    const bones = world.physik.rigs.flatMap((r) => Array.from(r.bones));
+    expect(bones).toEqual(bones.map((_, k) => bones[0]! + k));
+    step(one.world, 150); step(world, 150);
+    rigs.forEach((r, k) => {
+      expect(readPose(world, r)).toEqual(readPose(one.world, one.rigs[k]!));
+      expect(readMetrics(world, r).targetErrors).toEqual(readMetrics(one.world, one.rigs[k]!).targetErrors);
+    });
+  });
+
+  it('addRigs refuses a bad input by its index, adding nothing', () => {
+    const world = createPhysikWorld();
+    const inputs = crowdOf(humanoid, 3);
+    const bad = { ...inputs[2]!, controlPoints: [{ name: 'x', bone: 'nope' }] };
+    expect(() => addRigs(world, [inputs[0]!, inputs[1]!, bad])).toThrow(/rigs\[2\].*nope/s);
+    expect(world.physik.rigs).toHaveLength(0);
+    // the world still works: a rig added afterwards steps
+    const h = addRigs(world, inputs.slice(0, 1))[0]!;
+    step(world, 5);
+    expect(Number.isFinite(readPose(world, h.rig).torso!.head[1])).toBe(true);
   });
 
   it('refuses a bad size or an unknown point', () => {
