@@ -37,11 +37,14 @@ export function integrate(world: PhysikWorld): void {
     const maxMove = Rig.height[rig.eid]! / dt;
     let finite = Rig.solveStatus[rig.eid] !== STATUS_DIVERGED;
     let fast = false;
+    // (spins compared squared: no square root per bone)
+    const maxTurn2 = maxTurn * maxTurn;
     for (let i = 0; finite && i < rig.bones.length; i++) {
       const b3 = rig.bones[i]! * 3;
-      const spin = len3(angVel[b3]! + angAcc[b3]! * dt, angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, angVel[b3 + 2]! + angAcc[b3 + 2]! * dt);
-      finite = Number.isFinite(spin) && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
-      if (spin > maxTurn) fast = true;
+      const x = angVel[b3]! + angAcc[b3]! * dt, y = angVel[b3 + 1]! + angAcc[b3 + 1]! * dt, z = angVel[b3 + 2]! + angAcc[b3 + 2]! * dt;
+      const spin2 = x * x + y * y + z * z;
+      finite = Number.isFinite(spin2) && Number.isFinite(acc[b3]! + acc[b3 + 1]! + acc[b3 + 2]!);
+      if (spin2 > maxTurn2) fast = true;
     }
     if (finite && !Rig.pinned[rig.eid]) {
       const r3 = rig.bones[0]! * 3;
@@ -85,3 +88,4 @@ export function integrate(world: PhysikWorld): void {
     if (fast) Rig.clampedSteps[rig.eid] += 1;
   }
 }
+
