@@ -66,6 +66,7 @@ import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, read
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';
 import { spread, table, type Spread } from './stats';
+import { DETACHED_FLAG, detachOneBuffer } from './detached';
 
 const L = 1;
 const TARGET: [number, number, number] = [0.4 * L, 0.5 * L, 0.3 * L];
@@ -360,10 +361,10 @@ export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
   const notes: string[] = [];
 
   const comparisons: Comparison[] = [];
-  // the CCD pairs first, before closed-chain-ik is imported: with it (its gl-matrix) loaded,
-  // this project's CCD step measured 10-30 % slower and three.js's not (ratio 0.21-0.23
-  // against 0.16-0.19 in the same runs; V8, not understood), and a user of the CCD pair
-  // would not have it loaded
+  // the CCD pairs first, before closed-chain-ik is imported: importing it (through tsx's
+  // loader thread) detaches an ArrayBuffer, after which this project's typed-array code runs
+  // 10-30 % slower and three.js's objects do not (CCD / three.js 0.21-0.23 against 0.16-0.19;
+  // detached.ts); `--detached` measures both pairs in that state
   for (const n of SIZES) comparisons.push(compare(`ccdVsThree${n}`, 'ccd vs three.js CCDIKSolver', n, ours('ccd', n), threeCcd(n), log));
   let cc: CcModule | null = null;
   try {
@@ -454,6 +455,7 @@ export function formatPeers(result: PeersResult): string[] {
 
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
+  if (process.argv.includes(DETACHED_FLAG)) detachOneBuffer();
   const result = await runPeers((s) => process.stderr.write(`${s}\n`));
   if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
   else process.stdout.write(`${formatPeers(result).join('\n')}\n`);

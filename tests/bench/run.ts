@@ -1,7 +1,10 @@
 /**
  * The benchmark (`npm run bench`; `npm run -s bench -- --json` prints one JSON object on stdout,
- * progress goes to stderr; `-- --only step,crowd` runs some sections). Not part of the tests:
- * it only prints. Everything is measured in this one process, after a warm-up.
+ * progress goes to stderr; `-- --only step,crowd` runs some sections; `-- --detached` detaches an
+ * ArrayBuffer first, see detached.ts). Not part of the tests: it only prints. Everything is
+ * measured in this one process, after a warm-up, in the order step, crowd, alloc, peers,
+ * rapier, converge, memory (this project's own sections before any package that detaches a
+ * buffer is loaded).
  *
  * Sections:
  *  Every rig is kept awake (rigs.ts AWAKE: a converged rig sleeps by default and its steps then
@@ -55,6 +58,7 @@ import { chainInput, treeInput, humanoidInput, humanoidScene, crowdInputs, type 
 import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
 import { runPeers, formatPeersSummary, type PeersResult } from './peers';
 import { convergeSection, formatConverge, type ConvergeSection } from './converge';
+import { DETACHED_FLAG, detachOneBuffer } from './detached';
 
 const PAPER = { msPerStep: 98, passesPerStep: 20, label: 'PhysIK paper (Python add-on): ~98 ms per humanoid step, ~20 passes per step' };
 const SIZES = [10, 100, 1000, 10_000] as const;
@@ -682,27 +686,30 @@ function goals(r: { step: StepSection | null; rapier: RapierSection | null; conv
 
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
+  const detached = process.argv.includes(DETACHED_FLAG);
+  if (detached) detachOneBuffer();
   const onlyArg = process.argv.find((a, i) => process.argv[i - 1] === '--only' || a.startsWith('--only='));
   const only = onlyArg ? new Set(onlyArg.replace(/^--only=/, '').split(',')) : null;
   for (const s of only ?? []) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section "${s}" (sections: ${SECTIONS.join(', ')})`);
   const want = (s: Section) => !only || only.has(s);
   // the load average says how shared the machine was while measuring (other processes' work)
-  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}`, loadAtStart: os.loadavg()[0]!, loadAtEnd: NaN };
+  const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}`, loadAtStart: os.loadavg()[0]!, loadAtEnd: NaN, arrayBufferDetachedFirst: detached };
   const started = performance.now();
 
+  // This project's sections first, the peers after: loading closed-chain-ik or Rapier detaches
+  // an ArrayBuffer, which slows every typed-array access for the rest of the process
+  // (detached.ts; measured 10-30 % on the step, and CCD / three.js 0.25 after the Rapier
+  // section against 0.16-0.19 before it). `--detached` measures everything in that state.
   const stepSec = want('step') ? stepSection() : null;
+  const crowd = want('crowd') ? crowdSection() : null;
+  const alloc = want('alloc') ? await allocSection() : null;
+  const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const rapier = want('rapier') ? await rapierSection(stepSec) : null;
   const humanoidExact = stepSec?.cases.find((r) => r.name === 'humanoid exact' && !r.skipped)?.usPerStep.median;
   const converge = want('converge') ? await convergeSection(log, new Map(humanoidExact === undefined ? [] : [['humanoid', humanoidExact]])) : null;
-  const crowd = want('crowd') ? crowdSection() : null;
   log('memory ...');
   const memory = want('memory') ? memorySection(stepSec?.built) : null;
   stepSec?.built.clear(); // the big rigs are not needed any more
-  const alloc = want('alloc') ? await allocSection() : null;
-  // last: the peers' packages stay loaded in the process once imported, and loading
-  // closed-chain-ik (gl-matrix) was measured to slow this project's step by 10-30 % in the
-  // sections after it (the crowd: 31-32 against 35-45 steps/s on the same machine state)
-  const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const goalRows = goals({ step: stepSec, rapier, converge, peers, crowd, alloc });
   const seconds = (performance.now() - started) / 1000;
   machine.loadAtEnd = os.loadavg()[0]!;
