@@ -30,7 +30,7 @@
  * world the root folds into; the coupling's u holds w.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { bindSweep, type LimitCoupling } from './limitCoupling';
+import { bindSweep, doubles, type LimitCoupling } from './limitCoupling';
 
 
 /**
@@ -46,7 +46,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
-  if (gyro.length < 3 * n) gyro = new Float64Array(3 * Math.max(n, 2 * (gyro.length / 3)));
+  if (gyro.length < 3 * n) gyro = doubles(3 * Math.max(n, 2 * (gyro.length / 3)));
 
   // Up: A and g of every bone about its head, with its subtree folded in; then the root into
   // the world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and
@@ -115,14 +115,14 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
 }
 
 /** The gyroscopic torque ω × (I ω) of each bone (depth-first index) from loadBodyAtHead, for fastAccelerations. */
-let gyro = new Float64Array(3 * 32);
+let gyro = doubles(3 * 32);
 
 /**
  * A (21 values) and g of bone b at depth-first index i, about its head (see the header), from
  * its force and torque: g's angular part is the net torque τ − ω × (I ω) itself (= I α0), so no
  * free accelerations are needed first.
  */
-function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: Float64Array, g: Float64Array, b: number, i: number, on: boolean): void {
+function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, i: number, on: boolean): void {
   const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre, rot, inertia } = Bone;
   const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6, q = b * 4;
   const m = effMass[b]!;
