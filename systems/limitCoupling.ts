@@ -40,6 +40,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { solveDense } from './jointSolveExact';
+import { doubles } from '../src/math/doubles';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
@@ -470,16 +471,3 @@ export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling
   return released;
 }
 
-/**
- * n zeros in a plain array of doubles (V8's packed double elements: 0.5 first, so the array is
- * made with double elements, then zeroed). The solve's scratch is kept in these rather than in
- * Float64Arrays: once any ArrayBuffer in the process has been detached (a worker transfer,
- * Rapier's memory growing; tests/bench/detached.ts), V8 checks every typed-array access, and
- * plain arrays are not affected (the humanoid step with Rapier loaded ~13.5 → ~12.3 µs; the
- * same speed otherwise).
- */
-export function doubles(n: number): number[] {
-  const a: number[] = [];
-  for (let i = 0; i < n; i++) a.push(0.5);
-  return a.fill(0);
-}

@@ -30,7 +30,8 @@
  * world the root folds into; the coupling's u holds w.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { bindSweep, doubles, type LimitCoupling } from './limitCoupling';
+import { bindSweep, type LimitCoupling } from './limitCoupling';
+import { doubles } from '../src/math/doubles';
 
 
 /**

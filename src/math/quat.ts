@@ -188,7 +188,7 @@ export function quatRotateInvArr(out: Float64Array, oo: number, q: Float64Array,
 }
 
 /** out = exp(½ v): the rotation whose rotation vector (axis × angle) is v[vo..vo+2]. */
-export function quatFromRotationVector(out: Float64Array, oo: number, v: Float64Array, vo: number): void {
+export function quatFromRotationVector(out: Arr, oo: number, v: Arr, vo: number): void {
   const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
   const angle = Math.sqrt(x * x + y * y + z * z);
   if (angle === 0) { out[oo] = 0; out[oo + 1] = 0; out[oo + 2] = 0; out[oo + 3] = 1; return; }

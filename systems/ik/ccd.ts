@@ -62,8 +62,9 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
-import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
+import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector, type Arr } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
+import { doubles } from '../../src/math/doubles';
 import type { SolveResult } from './registry';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
@@ -362,7 +363,7 @@ export function jointFrame(world: PhysikWorld, b: number, out: Float64Array, o: 
 }
 
 /** Column a of the rotation matrix of quaternion q[o] (the frame's axis a in world), to out[oo]. */
-export function frameAxis(q: Float64Array, o: number, a: number, out: Float64Array, oo: number): void {
+export function frameAxis(q: Arr, o: number, a: number, out: Arr, oo: number): void {
   const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
   if (a === 0) { out[oo] = 1 - 2 * (y * y + z * z); out[oo + 1] = 2 * (x * y + z * w); out[oo + 2] = 2 * (x * z - y * w); }
   else if (a === 1) { out[oo] = 2 * (x * y - z * w); out[oo + 1] = 1 - 2 * (x * x + z * z); out[oo + 2] = 2 * (y * z + x * w); }
@@ -392,27 +393,27 @@ export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number
 // passed as arguments are boxed, and an imported helper costs a call).
 // ---------------------------------------------------------------------------------------
 
-const pv = new Float64Array(3); // pivot of the current joint
-const frame = new Float64Array(4);
-const ax = new Float64Array(3);
-const qc = new Float64Array(4); // conjugate of the bone's rotation before its last turn
-const dq = new Float64Array(4);
-const phi = new Float64Array(3);
-const qr = new Float64Array(4);
+const pv = doubles(3); // pivot of the current joint
+const frame = doubles(4);
+const ax = doubles(3);
+const qc = doubles(4); // conjugate of the bone's rotation before its last turn
+const dq = doubles(4);
+const phi = doubles(3);
+const qr = doubles(4);
 /**
  * Axis and angle of a turn (ux, uy, uz, angle), and a vector for normalAxis: numbers go to
  * non-inlined helpers through arrays, as a floating-point argument would be boxed (the heap
  * profiler found ~5 kB a humanoid step in the joint's calls before).
  */
-const turnArg = new Float64Array(4);
-const vecArg = new Float64Array(3);
+const turnArg = doubles(4);
+const vecArg = doubles(3);
 /** The statuses as module constants (an imported binding may be read through a getter). */
 const CONVERGED = STATUS_CONVERGED, STALLED = STATUS_STALLED, DIVERGED = STATUS_DIVERGED;
 /** Set when an iteration used a colinear bump or half turn (such a step may cost error at first). */
 let special = false;
 
 /** One pose of a solve, compact: world rotation (4 per bone), head (3). */
-interface Pose { q: Float64Array; hd: Float64Array }
+interface Pose { q: number[]; hd: number[] }
 
 /** A solve's compact working set (depth-first bone index i; goal index g as in IkRig). */
 interface CcdScratch {
@@ -424,13 +425,13 @@ interface CcdScratch {
    */
   pose: Pose[];
   /** Local rotations at the start of the solve (4 per bone). */
-  loc: Float64Array;
+  loc: number[];
   /** The iteration each pose buffer holds (0: the start). */
   poseIt: Int32Array;
   /** Attach offset of each bone in its parent's frame (3 per bone). */
-  att: Float64Array;
+  att: number[];
   /** Per bone: this sweep's turn as a world-frame delta, its copy of the rotation for the general joints, and the forward pass's accumulated delta (4 each). */
-  dq: Float64Array; qt: Float64Array; acc: Float64Array;
+  dq: number[]; qt: number[]; acc: number[];
   /** 1 if any axis of the bone is limited. */
   lim: Uint8Array;
   /** 1 for a fully locked non-root bone (per bone: its local is kept). */
@@ -444,7 +445,7 @@ interface CcdScratch {
   /** Bones on goal chains, root → tip (the forward pass). */
   fwd: Int32Array; fwdCount: number;
   /** Per goal: attachment in the bone's frame (offset + (0, at·L, 0)) and target. */
-  gv: Float64Array; gt: Float64Array;
+  gv: number[]; gt: number[];
   /** Floating root: its centre (the root's pivot, fixed during a solve) and half its length. */
   cx: number; cy: number; cz: number; half: number;
 }
@@ -456,12 +457,12 @@ function scratchOf(T: IkRig): CcdScratch {
   if (!S || S.n !== T.n || S.gv.length < T.goalCp.length * 3) {
     const n = T.n, ng = Math.max(1, T.goalCp.length);
     const pose: Pose[] = [];
-    for (let k = 0; k < 3; k++) pose.push({ q: new Float64Array(n * 4), hd: new Float64Array(n * 3) });
+    for (let k = 0; k < 3; k++) pose.push({ q: doubles(n * 4), hd: doubles(n * 3) });
     S = {
-      n, pose, loc: new Float64Array(n * 4), poseIt: new Int32Array(3), att: new Float64Array(n * 3), dq: new Float64Array(n * 4), qt: new Float64Array(n * 4), acc: new Float64Array(n * 4), lim: new Uint8Array(n),
+      n, pose, loc: doubles(n * 4), poseIt: new Int32Array(3), att: doubles(n * 3), dq: doubles(n * 4), qt: doubles(n * 4), acc: doubles(n * 4), lim: new Uint8Array(n),
       skip: new Uint8Array(n), mark: new Uint8Array(n), keyBones: new Int32Array(ng), keyCount: -1,
       visit: new Int32Array(n), vg0: new Int32Array(n), vg1: new Int32Array(n), visitCount: 0,
-      fwd: new Int32Array(n), fwdCount: 0, gv: new Float64Array(ng * 3), gt: new Float64Array(ng * 3),
+      fwd: new Int32Array(n), fwdCount: 0, gv: doubles(ng * 3), gt: doubles(ng * 3),
       cx: 0, cy: 0, cz: 0, half: 0,
     };
     ccdScratch.set(T, S);
@@ -568,7 +569,7 @@ function chains(T: IkRig, S: CcdScratch): void {
  * A unit axis normal to v = vecArg, deterministic: the x axis of rotation q[o] with its
  * component along v removed (its z axis if x is nearly along v), into ax.
  */
-function normalAxis(q: Float64Array, o: number): void {
+function normalAxis(q: number[], o: number): void {
   const vx = vecArg[0]!, vy = vecArg[1]!, vz = vecArg[2]!;
   const vn = Math.sqrt(vx * vx + vy * vy + vz * vz);
   const dx = vx / vn, dy = vy / vn, dz = vz / vn;
@@ -585,7 +586,7 @@ function normalAxis(q: Float64Array, o: number): void {
  * rot[o] ← R(axis, angle) · rot[o] with axis and angle from turnArg (CCD's inner loop writes
  * them there: as arguments the doubles were boxed); false (nothing written) if non-finite.
  */
-function turn(rot: Float64Array, o: number): boolean {
+function turn(rot: Arr, o: number): boolean {
   const ux = turnArg[0]!, uy = turnArg[1]!, uz = turnArg[2]!, angle = turnArg[3]!;
   const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
   const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
@@ -610,7 +611,7 @@ function locked(T: IkRig, b: number, a: number): boolean {
  * to its limits: clampToLimits (common.ts) over the compact pose, the same arithmetic:
  * φ = rotation vector of restLocal⁻¹ · parent⁻¹ · world, clamped, world = parent · restLocal · exp(φ).
  */
-function clampCompact(T: IkRig, qa: Float64Array, qb: Float64Array, i: number, b: number): void {
+function clampCompact(T: IkRig, qa: number[], qb: number[], i: number, b: number): void {
   const p = T.parentIndex[i]!;
   if (p < 0) return;
   const b3 = b * 3;
@@ -631,7 +632,7 @@ function clampCompact(T: IkRig, qa: Float64Array, qb: Float64Array, i: number, b
 }
 
 /** Turn the tracked effectors of goals [g0, g1) about pv by bone i's change (in qb) since qc was taken; qc ← the new rotation's conjugate. */
-function moveEffectors(T: IkRig, qb: Float64Array, i: number, g0: number, g1: number): void {
+function moveEffectors(T: IkRig, qb: number[], i: number, g0: number, g1: number): void {
   const o = i * 4;
   quatMul(dq, 0, qb, o, qc, 0);
   const x = dq[0]!, y = dq[1]!, z = dq[2]!, w = dq[3]!;
@@ -653,7 +654,7 @@ function moveEffectors(T: IkRig, qb: Float64Array, i: number, g0: number, g1: nu
  * per-axis GetTheta on the plane normal to the axis), clamped to the limits right after each
  * axis; per-goal angles averaged. False on a non-finite value.
  */
-function limitedJoint(T: IkRig, S: CcdScratch, qa: Float64Array, qb: Float64Array, i: number, b: number, g0: number, g1: number): boolean {
+function limitedJoint(T: IkRig, S: CcdScratch, qa: number[], qb: number[], i: number, b: number, g0: number, g1: number): boolean {
   const o = i * 4, tiny = T.tiny, gt = S.gt, effector = T.effector;
   const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
   qc[0] = -qb[o]!; qc[1] = -qb[o + 1]!; qc[2] = -qb[o + 2]!; qc[3] = qb[o + 3]!;
@@ -701,7 +702,7 @@ function limitedJoint(T: IkRig, S: CcdScratch, qa: Float64Array, qb: Float64Arra
  * where they apply), the mean applied to the bone and the goals' effectors. False on a
  * non-finite value.
  */
-function averagedTurn(T: IkRig, S: CcdScratch, qb: Float64Array, i: number, g0: number, g1: number): boolean {
+function averagedTurn(T: IkRig, S: CcdScratch, qb: number[], i: number, g0: number, g1: number): boolean {
   const E = T.effector, G = S.gt, tiny = T.tiny, o = i * 4;
   const px = pv[0]!, py = pv[1]!, pz = pv[2]!;
   let sx = 0, sy = 0, sz = 0, cnt = 0;
