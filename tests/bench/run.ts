@@ -349,6 +349,23 @@ function wrapWorldStep(mirror: Mirror): { elapsed: () => number } | null {
   return { elapsed: () => ms };
 }
 
+/**
+ * `steps` steps of the mirror, µs per step of mirror.step() and of Rapier's world.step() inside
+ * it (null if it cannot be reached); the PhysIK world is stepped too (not timed), so the mirror
+ * follows the same moving targets.
+ */
+function timedMirrorSteps(world: PhysikWorld, m: Mirror, steps: number): { mirrorUs: number; worldStepUs: number | null } {
+  const inner = wrapWorldStep(m);
+  let ms = 0;
+  for (let s = 0; s < steps; s++) {
+    step(world, 1);
+    const t0 = performance.now();
+    m.step();
+    ms += performance.now() - t0;
+  }
+  return { mirrorUs: (ms * 1000) / steps, worldStepUs: inner ? (inner.elapsed() * 1000) / steps : null };
+}
+
 /** Multibody joints cost about bones³ in Rapier (DESIGN.md; measured 70 ms a step on the 100-bone tree): no 1000-bone rows. */
 const MULTIBODY_MAX_BONES = 100;
 
@@ -422,17 +439,9 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
         const { world, rig } = src;
         let m: Mirror;
         try { m = await create(world, rig, { jointModel }); } catch (err) { refused = (err as Error).message; break; }
-        const inner = wrapWorldStep(m);
-        // the PhysIK world is stepped too (not timed), so the mirror follows the same moving targets
-        let ms = 0;
-        for (let s = 0; s < steps; s++) {
-          step(world, 1);
-          const t0 = performance.now();
-          m.step();
-          ms += performance.now() - t0;
-        }
-        mirrorTimes.push((ms * 1000) / steps);
-        if (inner) worldTimes.push((inner.elapsed() * 1000) / steps);
+        const t = timedMirrorSteps(world, m, steps);
+        mirrorTimes.push(t.mirrorUs);
+        if (t.worldStepUs !== null) worldTimes.push(t.worldStepUs);
         finite &&= m.finite();
         m.dispose();
       }
@@ -480,16 +489,9 @@ async function pairedHumanoid(create: CreateMirror): Promise<RapierSection['pair
     const world = createPhysikWorld();
     const other = addRig(world, humanoidInput()).rig;
     const m = await create(world, other, { jointModel: 'impulse' });
-    const inner = wrapWorldStep(m);
-    let ms = 0;
-    for (let s = 0; s < STEPS; s++) {
-      step(world, 1);
-      const t0 = performance.now();
-      m.step();
-      ms += performance.now() - t0;
-    }
+    const t = timedMirrorSteps(world, m, STEPS);
     m.dispose();
-    return ((inner ? inner.elapsed() : ms) * 1000) / STEPS;
+    return t.worldStepUs ?? t.mirrorUs;
   };
   for (let i = 0; i < 3; i++) { physikBlock(); await rapierBlock(); } // warm-up of both
   const a: number[] = [], b: number[] = [], r: number[] = [];
