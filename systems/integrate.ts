@@ -88,4 +88,3 @@ export function integrate(world: PhysikWorld): void {
     if (fast) Rig.clampedSteps[rig.eid] += 1;
   }
 }
-

@@ -50,6 +50,7 @@ import { doubles } from '../src/math/doubles';
  * stay in cache, where a copy per rig (~1 kB per bone) was read from memory each step.
  */
 export interface LimitCoupling {
+  // (K, τ and the fast form's arrays are plain arrays of doubles: src/math/doubles.ts)
   K: number[];
   active: number;
   /** Spring torque on each bone from its parent's joint, from the last solve (world). */

@@ -6,7 +6,7 @@
  * tests/bench/detached.ts), V8 checks every typed-array access for the rest of the process
  * (a plain typed-array loop measured 1.3-2× slower). Plain arrays with V8's packed double
  * elements are not affected, and measured as fast otherwise. The component stores stay typed
- * arrays (worker mode and snapshots use their `set` and `subarray`).
+ * arrays (~140 places use their `set`, `subarray` and `fill`): moving them is open.
  */
 
 /** n zeros with packed double elements (0.5 first, so the array is made with double elements, then zeroed). */
