@@ -464,7 +464,7 @@ async function rapierSection(stepSec: StepSection | null): Promise<RapierSection
 
 /**
  * The humanoid's ratio measured the way the peers are: PhysIK's exact step and Rapier's
- * world.step() (impulse joints) in alternating blocks of ~20 ms, the ratio the median over
+ * world.step() (impulse joints) in alternating blocks of 200 steps, the ratio the median over
  * neighbouring pairs, so both share the machine's speed of the moment (on this VM it drifts by
  * up to 2× between sections, which the headline ratio, PhysIK from the step section and Rapier
  * from this one, does not correct for). PhysIK runs here after Rapier has been loaded, in the
