@@ -184,14 +184,19 @@ function solve3(): void {
   }
 }
 
-/** General 3×3 inverse of m[mo..mo+8] (row-major) into out[oo..oo+8]. */
-function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): void {
+/**
+ * General 3×3 inverse of m[mo..mo+8] (row-major) into out[oo..oo+8], written in any case; false
+ * when the determinant is zero or not finite (out is then not an inverse).
+ */
+export function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
   const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
   const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
-  const s = 1 / (a * A + b * B + c * C);
+  const det = a * A + b * B + c * C;
+  const s = 1 / det;
   out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
   out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
   out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
+  return det !== 0 && Number.isFinite(det);
 }
 
 /**

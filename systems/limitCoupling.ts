@@ -39,7 +39,7 @@
  * keyed by the rig record, grown once), the sweep values in one scratch all rigs share.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { solveDense } from './jointSolveExact';
+import { solveDense, invert3 } from './jointSolveExact';
 import { doubles } from '../src/math/doubles';
 
 /**
@@ -173,10 +173,10 @@ function cholSolve6(L: Float64Array, B: Float64Array, w: number): void {
  * The levers of centripetal() and loadHeadColumns(), passed in an array: a call with double
  * arguments boxes them (an allocation each) where V8 does not inline.
  */
-export const lever = new Float64Array(3);
+const lever = new Float64Array(3);
 
 /** ω × (ω × r) of bone b at r = lever (zero when switched off), to out. */
-export function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
+function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
   if (!on) { out[0] = 0; out[1] = 0; out[2] = 0; return; }
   const rx = lever[0]!, ry = lever[1]!, rz = lever[2]!;
   const wx = angVel[b * 3]!, wy = angVel[b * 3 + 1]!, wz = angVel[b * 3 + 2]!;
@@ -184,21 +184,8 @@ export function centripetal(out: Float64Array, angVel: Float64Array, b: number, 
   out[0] = wy * uz - wz * uy; out[1] = wz * ux - wx * uz; out[2] = wx * uy - wy * ux;
 }
 
-/** 3×3 inverse of m[mo..] (row-major) into out[oo..]; false when singular or not finite. */
-export function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
-  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
-  const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
-  const det = a * A + b * B + c * C;
-  if (!(det !== 0 && Number.isFinite(det))) return false;
-  const s = 1 / det;
-  out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
-  out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
-  out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
-  return true;
-}
-
 /** A_i = G⁻¹ = diag(m I, I_world) and g_i = G⁻¹ u0 (the free accelerations) of bone b at depth-first index i. */
-export function loadBody(Bone: PhysikWorld['physik']['Bone'], coupling: LimitCoupling, b: number, i: number): void {
+function loadBody(Bone: PhysikWorld['physik']['Bone'], coupling: LimitCoupling, b: number, i: number): void {
   const { effMass, effInertiaWorld: I, acc, angAcc } = Bone;
   const { A, g } = coupling;
   const b3 = b * 3, b6 = b * 6, a36 = i * 36, g6 = i * 6;
