@@ -1,0 +1,17 @@
+/**
+ * The workload tests/bench/ab.mjs times for each version of the code: a world of `rigs` humanoids
+ * (the crowd scene's, every rig awake) or one humanoid, built once; `steps(n)` steps it n times.
+ */
+import { createPhysikWorld, addRigs, step } from '../../src/core';
+import { crowdInputs, humanoidInput } from './rigs';
+
+export function makeWorkload(rigs: number): { steps: (n: number) => void; checksum: () => number } {
+  const world = createPhysikWorld();
+  addRigs(world, rigs === 1 ? [humanoidInput()] : crowdInputs(rigs, true));
+  const rot = world.physik.Bone.rot;
+  return {
+    steps: (n) => step(world, n),
+    // a digest of every bone's rotation: both versions should agree when a change keeps the bits
+    checksum: () => { let s = 0; for (let i = 0; i < rot.length; i++) s += rot[i]! * ((i % 7) + 1); return s; },
+  };
+}
