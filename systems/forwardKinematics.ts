@@ -12,6 +12,7 @@
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import type { BoneStore, RigStore } from '../components';
+import type { Doubles } from '../src/math/doubles';
 
 export function forwardKinematics(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
@@ -42,8 +43,8 @@ export function forwardPositionsOf(world: PhysikWorld, rig: RigRecord): void {
 }
 
 function fk(
-  rot: Float64Array, head: Float64Array, tail: Float64Array, centre: Float64Array, length: Float64Array, attach: Float64Array,
-  parentOf: Int32Array, angVel: Float64Array, vel: Float64Array, headVel: Float64Array, pinned: boolean, pinArr: Float64Array, pin: number, bones: Int32Array,
+  rot: Doubles, head: Doubles, tail: Doubles, centre: Doubles, length: Doubles, attach: Doubles,
+  parentOf: Int32Array, angVel: Doubles, vel: Doubles, headVel: Doubles, pinned: boolean, pinArr: Doubles, pin: number, bones: Int32Array,
   velocities = true,
 ): void {
   for (let bi = 0; bi < bones.length; bi++) {

@@ -23,6 +23,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
+import type { Doubles } from '../src/math/doubles';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
@@ -42,7 +43,7 @@ const angular = new Float64Array(3);
  * Point compliance M(r, r) = m⁻¹ I₃ − [r]ₓ J [r]ₓ for the symmetric inverse inertia J of bone
  * b and lever r = levers[ro..ro+2], written as a symmetric 3×3 (xx, xy, xz, yy, yz, zz).
  */
-export function pointCompliance(out: Float64Array, o: number, invMass: number, J: Float64Array, jo: number, rx: number, ry: number, rz: number): void {
+export function pointCompliance(out: Float64Array, o: number, invMass: number, J: Doubles, jo: number, rx: number, ry: number, rz: number): void {
   const a = J[jo]!, b = J[jo + 1]!, c = J[jo + 2]!, d = J[jo + 3]!, e = J[jo + 4]!, f = J[jo + 5]!;
   // B = J [r]ₓ, with [r]ₓ = [[0, −rz, ry], [rz, 0, −rx], [−ry, rx, 0]]
   const b10 = d * rz - e * ry, b11 = -b * rz + e * rx, b12 = b * ry - d * rx;

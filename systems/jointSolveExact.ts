@@ -31,6 +31,7 @@
  * No allocation: module scratch, grown (once) for the largest rig and number of children seen.
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
+import type { Doubles } from '../src/math/doubles';
 
 /** Per lever of the current bone (its head first, then its children's heads): r (3) and B = J [r]ₓ (9). */
 let lever = new Float64Array(3 * 8);
@@ -71,7 +72,7 @@ function ensureScratch(kids: number): void {
 }
 
 /** crossJ[l] = J [r_l]ₓ for lever l, J the symmetric inverse inertia of bone b. */
-function crossOf(J: Float64Array, b: number, l: number): void {
+function crossOf(J: Doubles, b: number, l: number): void {
   const j = b * 6;
   const a = J[j]!, bb = J[j + 1]!, c = J[j + 2]!, d = J[j + 3]!, e = J[j + 4]!, f = J[j + 5]!;
   const sx = lever[3 * l]!, sy = lever[3 * l + 1]!, sz = lever[3 * l + 2]!;
@@ -82,7 +83,7 @@ function crossOf(J: Float64Array, b: number, l: number): void {
 }
 
 /** out (row-major 3×3) = m⁻¹ I − [r_lr]ₓ J [r_ls]ₓ for bone b, from crossJ[ls]; m⁻¹ = 1 / effMass[b]. */
-function compliance(out: Float64Array, o: number, effMass: Float64Array, b: number, lr: number, ls: number): void {
+function compliance(out: Float64Array, o: number, effMass: Doubles, b: number, lr: number, ls: number): void {
   const rx = lever[3 * lr]!, ry = lever[3 * lr + 1]!, rz = lever[3 * lr + 2]!;
   const s = 9 * ls;
   const b00 = crossJ[s]!, b01 = crossJ[s + 1]!, b02 = crossJ[s + 2]!;
@@ -96,7 +97,7 @@ function compliance(out: Float64Array, o: number, effMass: Float64Array, b: numb
 }
 
 /** Centripetal acceleration ω × (ω × r) of bone b at lever l (zero when switched off), into cen. */
-function centripetalAt(angVel: Float64Array, b: number, l: number, on: boolean): void {
+function centripetalAt(angVel: Doubles, b: number, l: number, on: boolean): void {
   if (!on) { cen[0] = 0; cen[1] = 0; cen[2] = 0; return; }
   const b3 = b * 3;
   const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
@@ -206,7 +207,7 @@ export function invert3(out: Float64Array, oo: number, m: Float64Array, mo: numb
  * results are the same bits; V8 would not inline four compliance() calls into one function.
  */
 function upSimple(
-  head: Float64Array, centre: Float64Array, effMass: Float64Array, J: Float64Array, acc: Float64Array, angAcc: Float64Array, angVel: Float64Array,
+  head: Doubles, centre: Doubles, effMass: Doubles, J: Doubles, acc: Doubles, angAcc: Doubles, angVel: Doubles,
   phi: Float64Array, beta: Float64Array, P: Float64Array, q: Float64Array, bones: Int32Array, i: number, child: number, centripetal: boolean,
 ): void {
   // (arrays as arguments: the Bone store has too many fields for V8's fast properties, so
@@ -350,7 +351,7 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
 
 /** Two children: the dense 6×6 system K [P | q] = [M(r_i, r_h) | a0(r_i) − β_ci]. */
 function denseChildren(
-  effMass: Float64Array, acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
+  effMass: Doubles, acc: Doubles, angAcc: Doubles, angVel: Doubles, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
 ): void {
   const { phi, beta, P, q } = sweep;
   const K = K6, R = R6x4;
@@ -409,7 +410,7 @@ function denseChildren(
  * Φ_b and β_b (already M(r_h, r_h) and a0(r_h), which this form does not use) are overwritten.
  */
 function articulatedChildren(
-  effMass: Float64Array, I: Float64Array, acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
+  effMass: Doubles, I: Doubles, acc: Doubles, angAcc: Doubles, angVel: Doubles, rig: RigRecord, i: number, b: number, k: number, centripetal: boolean,
 ): void {
   const { phi, beta, P, q } = sweep;
   const { childStart, childIndex } = rig;

@@ -40,7 +40,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { solveDense, invert3 } from './jointSolveExact';
-import { doubles } from '../src/math/doubles';
+import { doubles, type Doubles } from '../src/math/doubles';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
@@ -176,7 +176,7 @@ function cholSolve6(L: Float64Array, B: Float64Array, w: number): void {
 const lever = new Float64Array(3);
 
 /** ω × (ω × r) of bone b at r = lever (zero when switched off), to out. */
-function centripetal(out: Float64Array, angVel: Float64Array, b: number, on: boolean): void {
+function centripetal(out: Float64Array, angVel: Doubles, b: number, on: boolean): void {
   if (!on) { out[0] = 0; out[1] = 0; out[2] = 0; return; }
   const rx = lever[0]!, ry = lever[1]!, rz = lever[2]!;
   const wx = angVel[b * 3]!, wy = angVel[b * 3 + 1]!, wz = angVel[b * 3 + 2]!;

@@ -31,7 +31,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { bindSweep, type LimitCoupling } from './limitCoupling';
-import { doubles } from '../src/math/doubles';
+import { doubles, type Doubles } from '../src/math/doubles';
 
 
 /**
@@ -250,7 +250,7 @@ export const fastCheck = new Float64Array(2);
 const pointAcc = new Float64Array(3);
 
 /** Acceleration of the point at lever (rx, ry, rz) from the centre of the bone at b3: a + α × r (+ ω × (ω × r)), to pointAcc. */
-function pointAcceleration(acc: Float64Array, angAcc: Float64Array, angVel: Float64Array, b3: number, rx: number, ry: number, rz: number, on: boolean): void {
+function pointAcceleration(acc: Doubles, angAcc: Doubles, angVel: Doubles, b3: number, rx: number, ry: number, rz: number, on: boolean): void {
   const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
   let x = acc[b3]! + ay * rz - az * ry, y = acc[b3 + 1]! + az * rx - ax * rz, z = acc[b3 + 2]! + ax * ry - ay * rx;
   if (on) {
@@ -265,7 +265,7 @@ function pointAcceleration(acc: Float64Array, angAcc: Float64Array, angVel: Floa
  * Fold child j (depth-first index) of bone i into A_i and g_i (see the header), keeping D⁻¹ and
  * ζ of j for the way down. False when D is singular.
  */
-function foldChild(head: Float64Array, angVel: Float64Array, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
+function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
   const { K, A, g, Dinv, zeta } = coupling;
   const world = i < 0, b3 = world ? 0 : rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
   const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;

@@ -37,7 +37,7 @@ export const BONE_VALUES = 10;
 /** Per control point: target (3), effective (3), attachment (3), active (1). */
 export const POINT_VALUES = 10;
 
-type Stores = Record<string, Float64Array | Int32Array | Uint8Array>;
+type Stores = Record<string, number[] | Int32Array | Uint8Array>;
 /** The Rig store's fields shared, with their widths (`root` is an entity id: not portable). */
 const rigFields: readonly (readonly [string, number])[] = Object.entries(RigLayout)
   .filter(([key]) => key !== 'root').map(([key, [, width]]) => [key, width] as const);
@@ -45,7 +45,7 @@ export const RIG_VALUES = rigFields.reduce((n, [, w]) => n + w, 0);
 const rigWidths = Int32Array.from(rigFields, ([, w]) => w);
 
 /** The world's Rig store arrays of the shared fields, into `out` (looked up per frame: a growing store replaces its arrays). */
-function rigArraysOf(world: PhysikWorld, out: (Float64Array | Int32Array | Uint8Array)[]): void {
+function rigArraysOf(world: PhysikWorld, out: (number[] | Int32Array | Uint8Array)[]): void {
   const Rig = world.physik.Rig as unknown as Stores;
   for (let f = 0; f < rigFields.length; f++) out[f] = Rig[rigFields[f]![0]]!;
 }
@@ -90,7 +90,7 @@ export interface PoseWriter {
 
 export function createPoseWriter(sab: SharedArrayBuffer): PoseWriter {
   const { header, slots, values } = slotsOf(sab);
-  const rigArrays: (Float64Array | Int32Array | Uint8Array)[] = [];
+  const rigArrays: (number[] | Int32Array | Uint8Array)[] = [];
   let checked: PhysikWorld | null = null;
   return {
     publish(world, steps, applied, stepMs) {
@@ -154,7 +154,7 @@ export function createPoseReader(sab: SharedArrayBuffer): PoseReader {
   const { header, slots, values } = slotsOf(sab);
   const staged = new Float64Array(values);
   const meta = new Float64Array(META_VALUES);
-  const rigArrays: (Float64Array | Int32Array | Uint8Array)[] = [];
+  const rigArrays: (number[] | Int32Array | Uint8Array)[] = [];
   let lastSlot = -1, lastSeq = -1;
   let checked: PhysikWorld | null = null;
 

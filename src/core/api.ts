@@ -15,6 +15,7 @@ import { issuesFromZod, SceneError } from '../scene/load';
 import { checkSettingsLimits } from '../scene/check';
 import type { Settings } from '../scene/types';
 import { quatMulConjA, quatRotate } from '../math/quat';
+import { copyDoubles } from '../math/doubles';
 
 function rigOfControlPoint(world: PhysikWorld, cp: number): RigRecord {
   for (const r of world.physik.rigs) if (r.controlPoints.includes(cp)) return r;
@@ -79,7 +80,7 @@ export function readPose(world: PhysikWorld, rig: number): Record<string, BonePo
   record.bones.forEach((b, i) => {
     const p = Bone.parent[b]!;
     if (p >= 0) quatMulConjA(q, 0, Bone.rot, p * 4, Bone.rot, b * 4);
-    else q.set(Bone.rot.subarray(b * 4, b * 4 + 4));
+    else copyDoubles(q, 0, Bone.rot, b * 4, 4);
     out[record.boneNames[i]!] = {
       head: [Bone.head[b * 3]!, Bone.head[b * 3 + 1]!, Bone.head[b * 3 + 2]!],
       tail: [Bone.tail[b * 3]!, Bone.tail[b * 3 + 1]!, Bone.tail[b * 3 + 2]!],
@@ -178,7 +179,7 @@ export function resetRig(world: PhysikWorld, rig: number): void {
   const record = findRig(world, rig);
   const { Bone, ControlPoint, Rig } = world.physik;
   for (const b of record.bones) {
-    Bone.rot.set(Bone.restWorld.subarray(b * 4, b * 4 + 4), b * 4);
+    copyDoubles(Bone.rot, b * 4, Bone.restWorld, b * 4, 4);
     Bone.angVel.fill(0, b * 3, b * 3 + 3);
     Bone.vel.fill(0, b * 3, b * 3 + 3);
     Bone.jointForce.fill(0, b * 3, b * 3 + 3);
@@ -189,8 +190,8 @@ export function resetRig(world: PhysikWorld, rig: number): void {
   for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] += Rig.pin[rig * 3 + a]!;
   forwardKinematicsOf(world, record);
   record.controlPoints.forEach((cp, i) => {
-    ControlPoint.target.set(record.initialTargets.subarray(i * 3, i * 3 + 3), cp * 3);
-    ControlPoint.effective.set(record.initialTargets.subarray(i * 3, i * 3 + 3), cp * 3);
+    copyDoubles(ControlPoint.target, cp * 3, record.initialTargets, i * 3, 3);
+    copyDoubles(ControlPoint.effective, cp * 3, record.initialTargets, i * 3, 3);
     ControlPoint.interpStep[cp] = 0;
     ControlPoint.interpSteps[cp] = 0;
     ControlPoint.active[cp] = record.initialActive[i]!;

@@ -4,8 +4,9 @@
  * settings module's registry loads) can use it without an import cycle.
  */
 import type { PhysikWorld } from './world';
+import type { Doubles } from '../math/doubles';
 
-export function attachmentPoint(world: PhysikWorld, cp: number, out: Float64Array, o: number): void {
+export function attachmentPoint(world: PhysikWorld, cp: number, out: Doubles, o: number): void {
   const { Bone, ControlPoint } = world.physik;
   const b = ControlPoint.bone[cp]!, q = b * 4, c3 = cp * 3, b3 = b * 3;
   const x = Bone.rot[q]!, y = Bone.rot[q + 1]!, z = Bone.rot[q + 2]!, w = Bone.rot[q + 3]!;

@@ -13,6 +13,7 @@ import type { ControlPointDescription } from '../scene/types';
 import { attachmentPoint } from './attachment';
 import { findRig, type PhysikWorld, type RigRecord } from './world';
 import { wakeRig } from './wake';
+import { copyDoubles, type Doubles } from '../math/doubles';
 
 /** Write a validated description into control point entity `eid` of `record`. */
 export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: number, bone: number, cp: ControlPointDescription): void {
@@ -21,7 +22,7 @@ export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: num
   ControlPoint.rig[eid] = record.eid;
   ControlPoint.bone[eid] = bone;
   ControlPoint.at[eid] = cp.at ?? 1;
-  ControlPoint.offset.set(cp.offset ?? [0, 0, 0], eid * 3);
+  copyDoubles(ControlPoint.offset, eid * 3, cp.offset ?? [0, 0, 0]);
   ControlPoint.stiffness[eid] = cp.stiffness ?? settings.stiffness;
   ControlPoint.spring[eid] = (cp.spring ?? settings.spring) === 'capped' ? SPRING_CAPPED : SPRING_LINEAR;
   ControlPoint.cap[eid] = cp.cap ?? 0;
@@ -30,8 +31,8 @@ export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: num
   attachmentPoint(world, eid, ControlPoint.attachment, eid * 3);
   const c3 = eid * 3;
   const t = cp.target ?? [ControlPoint.attachment[c3]!, ControlPoint.attachment[c3 + 1]!, ControlPoint.attachment[c3 + 2]!];
-  ControlPoint.target.set(t, c3);
-  ControlPoint.effective.set(t, c3);
+  copyDoubles(ControlPoint.target, c3, t);
+  copyDoubles(ControlPoint.effective, c3, t);
   ControlPoint.interpStep[eid] = 0;
   ControlPoint.interpSteps[eid] = 0;
 }
@@ -67,7 +68,7 @@ export function addControlPoint(world: PhysikWorld, rig: number, description: Co
   list[n] = eid;
   const initial = new Float64Array(3 * (n + 1));
   initial.set(record.initialTargets);
-  initial.set(p.ControlPoint.target.subarray(eid * 3, eid * 3 + 3), 3 * n);
+  copyDoubles(initial, 3 * n, p.ControlPoint.target, eid * 3, 3);
   const active = new Uint8Array(n + 1);
   active.set(record.initialActive);
   active[n] = p.ControlPoint.active[eid]!;
@@ -105,7 +106,7 @@ export function describeControlPoint(world: PhysikWorld, cp: number): ControlPoi
   if (!record) throw new Error(`no control point with entity id ${cp} in this world`);
   const { ControlPoint, Bone } = world.physik;
   const c3 = cp * 3;
-  const v = (a: Float64Array | Float32Array): [number, number, number] => [a[c3]!, a[c3 + 1]!, a[c3 + 2]!];
+  const v = (a: Doubles | Float32Array): [number, number, number] => [a[c3]!, a[c3 + 1]!, a[c3 + 2]!];
   const bone = ControlPoint.bone[cp]!;
   void Bone;
   return {

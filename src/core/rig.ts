@@ -11,6 +11,7 @@ import type { PhysikWorld, RigRecord } from './world';
 import { applyInertiaFloor, computeBoneDerived } from './derived';
 import { attachmentPoint } from './attachment';
 import { initControlPoint } from './controlPoints';
+import { copyDoubles } from '../math/doubles';
 
 export { attachmentPoint };
 
@@ -128,13 +129,13 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
     computeBoneDerived(Bone, eid);
     const q4 = eid * 4, v3 = eid * 3;
     quatFromDirectionRoll(Bone.restWorld, q4, b.direction[0], b.direction[1], b.direction[2], (b.roll ?? 0) * DEG);
-    Bone.rot.set(Bone.restWorld.subarray(q4, q4 + 4), q4);
+    copyDoubles(Bone.rot, q4, Bone.restWorld, q4, 4);
     Bone.angVel.fill(0, v3, v3 + 3);
     Bone.vel.fill(0, v3, v3 + 3);
     Bone.jointForce.fill(0, v3, v3 + 3);
     if (parent < 0) {
       Bone.attach.fill(0, v3, v3 + 3);
-      Bone.restLocal.set(Bone.restWorld.subarray(q4, q4 + 4), q4);
+      copyDoubles(Bone.restLocal, q4, Bone.restWorld, q4, 4);
       const h = b.head ?? [0, 0, 0];
       Bone.head[v3] = h[0]; Bone.head[v3 + 1] = h[1]; Bone.head[v3 + 2] = h[2];
     } else {
@@ -240,7 +241,7 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
   resetRigMetrics(world, rigEid);
   Rig.root[rigEid] = root;
   Rig.pinned[rigEid] = pinned ? 1 : 0;
-  Rig.pin.set(Bone.head.subarray(root * 3, root * 3 + 3), rigEid * 3);
+  copyDoubles(Rig.pin, rigEid * 3, Bone.head, root * 3, 3);
   Rig.height[rigEid] = height;
   for (const b of boneEids) applyInertiaFloor(Bone, b, height);
   // centre of mass at rest, so polar-com interpolation has its pivot before the first step

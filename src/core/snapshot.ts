@@ -33,6 +33,9 @@ import type { Settings } from '../scene/types';
 import { findRig, type PhysikWorld, type RigRecord } from './world';
 
 type Field = Float64Array | Int32Array | Uint8Array;
+/** A store's field: double fields are plain arrays (components/store.ts), kept as Float64Arrays in a snapshot. */
+type StoreField = number[] | Int32Array | Uint8Array;
+const snapshotKind = (f: StoreField) => (Array.isArray(f) ? Float64Array : (f.constructor as new (n: number) => Field));
 
 export interface RigSnapshot {
   /** Rig entity and name it was taken of. */
@@ -73,10 +76,10 @@ function entitiesOf(key: string, record: RigRecord): ArrayLike<number> {
 }
 
 /** The component stores of the world, by their key in `world.physik`, in a fixed order. */
-function storesOf(world: PhysikWorld): [string, Record<string, Field>][] {
-  const out: [string, Record<string, Field>][] = [];
+function storesOf(world: PhysikWorld): [string, Record<string, StoreField>][] {
+  const out: [string, Record<string, StoreField>][] = [];
   for (const [key, value] of Object.entries(world.physik)) {
-    if (value !== null && typeof value === 'object' && storeLayout(value)) out.push([key, value as Record<string, Field>]);
+    if (value !== null && typeof value === 'object' && storeLayout(value)) out.push([key, value as Record<string, StoreField>]);
   }
   return out;
 }
@@ -91,8 +94,8 @@ export function createSnapshot(world: PhysikWorld, rig: number): RigSnapshot {
   return snapshotInto(world, rig, undefined);
 }
 
-const sameLength = (a: Field | undefined, n: number, like: Field): a is Field =>
-  a !== undefined && a.length === n && a.constructor === like.constructor;
+const sameLength = (a: Field | undefined, n: number, like: StoreField): a is Field =>
+  a !== undefined && a.length === n && a.constructor === snapshotKind(like);
 
 /**
  * Copy the rig's current state into `snap`, reusing its buffers where their sizes still fit
@@ -127,7 +130,7 @@ export function snapshotInto(world: PhysikWorld, rig: number, snap: RigSnapshot 
       const src = store[field]!;
       let dst = fields[field];
       if (!sameLength(dst, ents.length * width, src)) {
-        dst = new (src.constructor as new (n: number) => Field)(ents.length * width);
+        dst = new (snapshotKind(src))(ents.length * width);
         fields[field] = dst;
       }
       for (let i = 0; i < ents.length; i++) {

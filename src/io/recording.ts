@@ -13,6 +13,7 @@
  */
 import type { PhysikWorld } from '../core';
 import { findRig } from '../core/world';
+import { copyDoubles, type Doubles } from '../math/doubles';
 
 export type Vec3 = [number, number, number];
 export type Quat = [number, number, number, number];
@@ -55,7 +56,7 @@ export function recordedBones(world: PhysikWorld, rig: number): RecordedBone[] {
   const { Bone } = world.physik;
   const index = new Map<number, number>();
   record.bones.forEach((b, i) => index.set(b, i));
-  const q = (a: Float64Array, e: number): Quat => [a[e * 4]!, a[e * 4 + 1]!, a[e * 4 + 2]!, a[e * 4 + 3]!];
+  const q = (a: Doubles, e: number): Quat => [a[e * 4]!, a[e * 4 + 1]!, a[e * 4 + 2]!, a[e * 4 + 3]!];
   // rest heads: walk down from the root's pinned/initial head
   const restHeads: Vec3[] = [];
   return Array.from(record.bones, (b, i) => {
@@ -113,8 +114,8 @@ export function captureFrame(rec: Recording, world: PhysikWorld, rig: number, ti
   const { Bone } = world.physik;
   for (let i = 0; i < n; i++) {
     const b = record.bones[i]!;
-    rec.heads.set(Bone.head.subarray(b * 3, b * 3 + 3), (f * n + i) * 3);
-    rec.rotations.set(Bone.rot.subarray(b * 4, b * 4 + 4), (f * n + i) * 4);
+    copyDoubles(rec.heads, (f * n + i) * 3, Bone.head, b * 3, 3);
+    copyDoubles(rec.rotations, (f * n + i) * 4, Bone.rot, b * 4, 4);
   }
   rec.frameCount = f + 1;
 }

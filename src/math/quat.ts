@@ -144,7 +144,7 @@ export function rotZ(x: number, y: number, z: number, w: number, vx: number, vy:
 // floating-point arguments boxes each one, so these take every vector from an array.
 
 /** out = m v for symmetric m (xx, xy, xz, yy, yz, zz) and v = vec[vo..vo+2]. */
-export function symMulArr(out: Float64Array, oo: number, m: Float64Array, mo: number, v: Float64Array, vo: number): void {
+export function symMulArr(out: Arr, oo: number, m: Arr, mo: number, v: Arr, vo: number): void {
   const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
   const xx = m[mo]!, xy = m[mo + 1]!, xz = m[mo + 2]!, yy = m[mo + 3]!, yz = m[mo + 4]!, zz = m[mo + 5]!;
   out[oo] = xx * x + xy * y + xz * z;
@@ -153,7 +153,7 @@ export function symMulArr(out: Float64Array, oo: number, m: Float64Array, mo: nu
 }
 
 /** out = R diag(d) Rᵀ as a symmetric 3×3, for the rotation q[qo] and d = diag[do..do+2]. */
-export function rotatedDiagonalArr(out: Float64Array, oo: number, q: Float64Array, qo: number, diag: Float64Array, dio: number): void {
+export function rotatedDiagonalArr(out: Arr, oo: number, q: Arr, qo: number, diag: Arr, dio: number): void {
   const x = q[qo]!, y = q[qo + 1]!, z = q[qo + 2]!, w = q[qo + 3]!;
   const dx = diag[dio]!, dy = diag[dio + 1]!, dz = diag[dio + 2]!;
   const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
@@ -168,7 +168,7 @@ export function rotatedDiagonalArr(out: Float64Array, oo: number, q: Float64Arra
 }
 
 /** out = q v (rotate), v = vec[vo..vo+2]; safe in place. */
-export function quatRotateArr(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
+export function quatRotateArr(out: Arr, oo: number, q: Arr, qo: number, v: Arr, vo: number): void {
   const qx = q[qo]!, qy = q[qo + 1]!, qz = q[qo + 2]!, qw = q[qo + 3]!;
   const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
   const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
@@ -178,7 +178,7 @@ export function quatRotateArr(out: Float64Array, oo: number, q: Float64Array, qo
 }
 
 /** out = q⁻¹ v, v = vec[vo..vo+2]; safe in place. */
-export function quatRotateInvArr(out: Float64Array, oo: number, q: Float64Array, qo: number, v: Float64Array, vo: number): void {
+export function quatRotateInvArr(out: Arr, oo: number, q: Arr, qo: number, v: Arr, vo: number): void {
   const qx = -q[qo]!, qy = -q[qo + 1]!, qz = -q[qo + 2]!, qw = q[qo + 3]!;
   const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
   const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);

@@ -14,6 +14,7 @@ import type { Scene } from '../scene/types';
 import { loadRapier } from './load';
 import { buildRapierMirror } from './mirror';
 import { summarisePlan, type JointModel, type MirrorJointKind } from './jointPlan';
+import type { Doubles } from '../math/doubles';
 
 export interface CrosscheckOptions {
   /** Steps to run (default: the scene's). */
@@ -162,6 +163,6 @@ export async function runCrosscheck(scene: Scene, options: CrosscheckOptions = {
   }
 }
 
-function tipDistance(tail: Float64Array, b: number, tips: Float64Array, i: number): number {
+function tipDistance(tail: Doubles, b: number, tips: Float64Array, i: number): number {
   return Math.hypot(tail[b * 3]! - tips[i * 3]!, tail[b * 3 + 1]! - tips[i * 3 + 1]!, tail[b * 3 + 2]! - tips[i * 3 + 2]!);
 }

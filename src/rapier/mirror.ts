@@ -24,6 +24,7 @@ import { controlSpringForces, type SpringState } from './springs';
 import { emulatedTorsion } from './torsion';
 import { LimitMotors } from './limitMotors';
 import { dampingModel } from './damping';
+import { copyDoubles } from '../math/doubles';
 
 export interface MirrorOptions {
   /** 'impulse' (default) or 'multibody' joints. */
@@ -141,7 +142,7 @@ class Mirror implements RapierMirror {
     record.bones.forEach((b, i) => (this.indexOfBone[b] = i));
     this.parentIndex = Int32Array.from(record.bones, (b, i) => (i === 0 ? -1 : this.indexOfBone[Bone.parent[b]!]!));
     this.restWorld = new Float64Array(4 * n);
-    record.bones.forEach((b, i) => this.restWorld.set(Bone.restWorld.subarray(b * 4, b * 4 + 4), i * 4));
+    record.bones.forEach((b, i) => copyDoubles(this.restWorld, i * 4, Bone.restWorld, b * 4, 4));
     this.emulate = new Uint8Array(3 * n);
     for (const e of this.plan) for (const a of e.emulated) this.emulate[e.index * 3 + 'xyz'.indexOf(a)] = 1;
     this.centre = new Float64Array(3 * n);

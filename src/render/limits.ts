@@ -11,6 +11,7 @@
  * not move the bone direction, so its arc sweeps the joint frame's +Z instead.
  */
 import { quatMul } from '../math/quat';
+import type { Doubles } from '../math/doubles';
 
 /** Segments per limit arc. */
 export const LIMIT_ARC_SEGMENTS = 32;
@@ -19,7 +20,7 @@ export const LIMIT_ARC_SEGMENTS = 32;
  * Joint frame of `bone` in world (parentWorld · restLocal), to out[o..o+3] (x, y, z, w).
  * `rot` and `restLocal` are the Bone stores (4 per entity).
  */
-export function jointFrame(out: Float64Array, o: number, rot: Float64Array, restLocal: Float64Array, parent: number, bone: number): void {
+export function jointFrame(out: Float64Array, o: number, rot: Doubles, restLocal: Doubles, parent: number, bone: number): void {
   quatMul(out, o, rot, parent * 4, restLocal, bone * 4);
 }
 

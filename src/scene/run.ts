@@ -6,6 +6,7 @@
  */
 import { createPhysikWorld, addRig, step, readMetrics, readPose, type BonePose } from '../core';
 import type { Scene, Settings } from './types';
+import { copyDoubles } from '../math/doubles';
 
 export interface RunOptions {
   steps?: number;
@@ -102,9 +103,9 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const { Bone } = world.physik;
   const secondary = (scene.secondaryBones ?? []).map((n) => handle.bones[n]!);
   const last = new Float64Array(secondary.length * 3);
-  secondary.forEach((b, i) => last.set(Bone.centre.subarray(b * 3, b * 3 + 3), i * 3));
+  secondary.forEach((b, i) => copyDoubles(last, i * 3, Bone.centre, b * 3, 3));
   const root = world.physik.Rig.root[handle.rig]!;
-  const rootStart = Array.from(Bone.head.subarray(root * 3, root * 3 + 3));
+  const rootStart = Bone.head.slice(root * 3, root * 3 + 3);
   const restPose = readPose(world, handle.rig);
 
   let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0;
@@ -119,7 +120,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     secondary.forEach((b, i) => {
       const b3 = b * 3, i3 = i * 3;
       secondaryMotion += Math.hypot(Bone.centre[b3]! - last[i3]!, Bone.centre[b3 + 1]! - last[i3 + 1]!, Bone.centre[b3 + 2]! - last[i3 + 2]!);
-      last.set(Bone.centre.subarray(b3, b3 + 3), i3);
+      copyDoubles(last, i3, Bone.centre, b3, 3);
     });
   }
   const m = readMetrics(world, handle.rig);

@@ -64,7 +64,7 @@ import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector, type Arr } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
-import { doubles } from '../../src/math/doubles';
+import { doubles, type Doubles } from '../../src/math/doubles';
 import type { SolveResult } from './registry';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
@@ -120,10 +120,10 @@ export interface IkRig {
    * has more fields than V8 keeps as fast properties, so every `Bone.x` is a dictionary lookup,
    * and the solvers' inner loops read them per bone and iteration.
    */
-  rot: Float64Array; head: Float64Array; centre: Float64Array; length: Float64Array;
-  restWorld: Float64Array; restLocal: Float64Array; parent: Int32Array;
-  enabled: Uint8Array; lmin: Float64Array; lmax: Float64Array;
-  effective: Float64Array; cpBoneEntity: Int32Array; cpAt: Float64Array; cpOffset: Float64Array;
+  rot: Doubles; head: Doubles; centre: Doubles; length: Doubles;
+  restWorld: Doubles; restLocal: Doubles; parent: Int32Array;
+  enabled: Uint8Array; lmin: Doubles; lmax: Doubles;
+  effective: Doubles; cpBoneEntity: Int32Array; cpAt: Doubles; cpOffset: Doubles;
 }
 
 const rigScratch = new WeakMap<RigRecord, IkRig>();
@@ -301,7 +301,7 @@ export function computeLocals(world: PhysikWorld, rig: RigRecord, T: IkRig): voi
 }
 
 /** local[i] ← parent⁻¹ · world of bone i (the root: its world rotation). */
-export function localFromWorld(rot: Float64Array, rig: RigRecord, T: IkRig, i: number): void {
+export function localFromWorld(rot: Doubles, rig: RigRecord, T: IkRig, i: number): void {
   const b = rig.bones[i]!, p = T.parentIndex[i]!;
   if (p < 0) {
     for (let k = 0; k < 4; k++) T.local[i * 4 + k] = rot[b * 4 + k]!;
@@ -371,7 +371,7 @@ export function frameAxis(q: Arr, o: number, a: number, out: Arr, oo: number): v
 }
 
 /** rot[o] ← R(axis u, angle) · rot[o], u unit; returns false (and writes nothing) if non-finite. */
-export function rotateWorld(rot: Float64Array, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
+export function rotateWorld(rot: Arr, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
   turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = angle;
   return turn(rot, o);
 }

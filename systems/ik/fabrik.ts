@@ -49,6 +49,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components';
 import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
+import { copyDoubles } from '../../src/math/doubles';
 import type { SolveResult } from './registry';
 import { clampToLimits, refreshPose, solved } from './common';
 
@@ -359,7 +360,7 @@ function placeRootCentre(world: PhysikWorld, rig: RigRecord): void {
 function diverged(world: PhysikWorld, rig: RigRecord, iterations: number): SolveResult {
   const root = rig.bones[0]!;
   restore(world, rig, backup);
-  world.physik.Bone.centre.set(rootCentre, root * 3);
+  copyDoubles(world.physik.Bone.centre, root * 3, rootCentre);
   refreshPose(world, rig);
   return solved(iterations, STATUS_DIVERGED);
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * A/B timing of two versions of the step in one process: `node tests/bench/ab.mjs [ref] [--rigs N]
- * [--rounds R] [--steps S]` bundles tests/bench/abEntry.ts from the working tree and from git ref
+ * [--rounds R] [--steps S] [--detached]` bundles tests/bench/abEntry.ts from the working tree and from git ref
  * `ref` (default HEAD, checked out into .tmp/ab-<ref>) with esbuild, then times the two in
  * alternating blocks (S steps of an N-humanoid world, R rounds each) so that both share the
  * machine's speed of the moment (this VM's speed drifts up to 2× within minutes; figures taken
  * minutes apart do not compare). Prints the median and minimum µs per humanoid step of each and
- * new / old, and whether both ended in the same pose. Not part of the tests.
+ * new / old, and whether both ended in the same pose. `--detached` detaches an ArrayBuffer first
+ * (the state an application with Rapier or a worker runs in: V8 then checks every typed-array
+ * access, tests/bench/detached.ts). Not part of the tests.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -36,6 +38,7 @@ if (!existsSync(join(tree, 'tests/bench/abEntry.ts'))) execFileSync('cp', [join(
 const oldMod = await bundle(tree, 'old');
 const newMod = await bundle(root, 'new');
 const a = oldMod.makeWorkload(rigs), b = newMod.makeWorkload(rigs);
+if (process.argv.includes('--detached')) { const buf = new ArrayBuffer(8); structuredClone(buf, { transfer: [buf] }); }
 const warm = Math.max(2000, 20 * steps);
 for (let done = 0; done < warm; done += steps) { a.steps(steps); b.steps(steps); }
 const ta = [], tb = [];
@@ -48,7 +51,7 @@ for (let r = 0; r < rounds; r++) {
 }
 const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[s.length >> 1]; };
 const f = (x) => x.toFixed(2);
-console.log(`${rigs} humanoid(s), ${rounds} rounds of ${steps} steps, µs per humanoid step`);
+console.log(`${rigs} humanoid(s), ${rounds} rounds of ${steps} steps, µs per humanoid step${process.argv.includes('--detached') ? ', a buffer detached' : ''}`);
 console.log(`old ${sha}: median ${f(med(ta))}  min ${f(Math.min(...ta))}`);
 console.log(`new (working tree): median ${f(med(tb))}  min ${f(Math.min(...tb))}`);
 console.log(`new / old: median ${(med(tb) / med(ta)).toFixed(3)}  min ${(Math.min(...tb) / Math.min(...ta)).toFixed(3)}`);

@@ -613,7 +613,7 @@ function memorySection(built: Map<string, Built> | undefined): MemorySection {
   const n = p.rigs[0]!.bones.length;
   let held = 0;
   for (const store of [p.Bone, p.Joint, p.AngularLimit, p.ControlPoint, p.Rig]) {
-    for (const arr of Object.values(store)) held += (arr as ArrayBufferView).byteLength;
+    for (const arr of Object.values(store)) held += Array.isArray(arr) ? 8 * arr.length : (arr as ArrayBufferView).byteLength; // double fields: plain arrays of 8-byte doubles
   }
   const record = p.rigs[0]!;
   let scratch = 0;

@@ -24,7 +24,8 @@ const worldDigest = (page: Page) =>
     const nan: string[] = [];
     for (const [name, store] of Object.entries(s.world.physik)) {
       if (!store || typeof store !== 'object' || Array.isArray(store)) continue;
-      for (const [field, arr] of Object.entries(store as Record<string, unknown>)) {
+      for (const [field, value] of Object.entries(store as Record<string, unknown>)) {
+        const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value; // double fields are plain arrays: their bytes as Float64s
         if (!ArrayBuffer.isView(arr)) continue;
         const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
         let h = 0x811c9dc5; // FNV-1a over the bytes: bit-identical arrays, same hash

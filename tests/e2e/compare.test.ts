@@ -51,7 +51,7 @@ describe('deep links and compare mode (headless Chromium)', () => {
     await page.waitForFunction((s) => window.__physik!.stepsTaken > s + 2, s0, { timeout: 60_000 });
     const targets = await page.evaluate(() => {
       const s = window.__physik!;
-      const read = (w: typeof s.world, cp: number) => Array.from(w.physik.ControlPoint.target.subarray(cp * 3, cp * 3 + 3));
+      const read = (w: typeof s.world, cp: number) => Array.from(w.physik.ControlPoint.target.slice(cp * 3, cp * 3 + 3));
       const ghost = s.compare!;
       const g = ghost.world.physik.rigs[0]!.controlPointByName.get('handR')!;
       return { main: read(s.world, s.controlPoints.handR!), ghost: read(ghost.world, g) };

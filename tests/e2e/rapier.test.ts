@@ -26,7 +26,7 @@ const handTips = (page: Page) => page.evaluate(() => {
   const record = s.world.physik.rigs[0]!;
   const i = record.boneNames.indexOf('hand.R');
   const b = record.bones[i]!;
-  const tail = Array.from(s.world.physik.Bone.tail.subarray(b * 3, b * 3 + 3)) as [number, number, number];
+  const tail = Array.from(s.world.physik.Bone.tail.slice(b * 3, b * 3 + 3)) as [number, number, number];
   const { mirror } = s.rapier!.mirrors()[0]!;
   const tips = mirror.tipPositions(new Float64Array(3 * record.bones.length));
   return { physik: tail, rapier: Array.from(tips.subarray(i * 3, i * 3 + 3)) as [number, number, number] };

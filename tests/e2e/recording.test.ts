@@ -187,7 +187,7 @@ describe('recording in the sandbox (headless Chromium)', () => {
     expect(saved.controlPoints.map((c) => c.name)).toEqual(cps);
     const targets = await page.evaluate(() => {
       const s = window.__physik!;
-      return Object.values(s.controlPoints).map((cp) => Array.from(s.world.physik.ControlPoint.target.subarray(cp * 3, cp * 3 + 3)));
+      return Object.values(s.controlPoints).map((cp) => Array.from(s.world.physik.ControlPoint.target.slice(cp * 3, cp * 3 + 3)));
     });
     expect(saved.controlPoints.map((c) => c.target)).toEqual(targets);
     expect(errors).toEqual([]);

@@ -44,7 +44,7 @@ const frameIntervals = (page: Page, ms: number) => page.evaluate((span) => new P
 /** Target and attachment point of a control point of the main rig, as the view has them. */
 const point = (page: Page, name: string) => page.evaluate((n) => {
   const s = window.__physik!, cp = s.controlPoints[n]!, { target, attachment } = s.world.physik.ControlPoint;
-  return { target: Array.from(target.subarray(cp * 3, cp * 3 + 3)), attachment: Array.from(attachment.subarray(cp * 3, cp * 3 + 3)) };
+  return { target: Array.from(target.slice(cp * 3, cp * 3 + 3)), attachment: Array.from(attachment.slice(cp * 3, cp * 3 + 3)) };
 }, name);
 const dist = (a: number[], b: number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
 
@@ -89,7 +89,7 @@ describe('worker mode (headless Chromium)', () => {
     // the worker applied the move (its published target is the dragged one) and the hand gets near it
     await page.waitForFunction(([t, tol]) => {
       const s = window.__physik!, cp = s.controlPoints.handR!, { target, attachment } = s.world.physik.ControlPoint;
-      const d = (a: Float64Array) => Math.hypot(a[cp * 3]! - t[0]!, a[cp * 3 + 1]! - t[1]!, a[cp * 3 + 2]! - t[2]!);
+      const d = (a: ArrayLike<number>) => Math.hypot(a[cp * 3]! - t[0]!, a[cp * 3 + 1]! - t[1]!, a[cp * 3 + 2]! - t[2]!);
       return d(target) < 1e-9 && d(attachment) < tol;
     }, [dragged.target, 0.3 * moved] as const, { timeout: 60_000 });
     const followed = await point(page, 'handR');

@@ -380,7 +380,8 @@ function finalBytes(world: PhysikWorld): Uint8Array {
   const p = world.physik;
   const parts: Uint8Array[] = [];
   for (const store of [p.Bone, p.Joint, p.AngularLimit, p.ControlPoint, p.Rig]) {
-    for (const arr of Object.values(store as Record<string, Float64Array | Int32Array | Uint8Array>)) {
+    for (const field of Object.values(store as Record<string, number[] | Int32Array | Uint8Array>)) {
+      const arr = Array.isArray(field) ? Float64Array.from(field) : field; // double fields are plain arrays: their bytes as Float64s
       parts.push(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
     }
   }
@@ -489,7 +490,7 @@ export function runCase(c: FuzzCase, steps: number): CaseResult {
       }
     }
     for (const f of checked) {
-      const arr = f.store[f.key] as Float64Array;
+      const arr = f.store[f.key] as number[];
       for (let i = 0; i < f.ids.length; i++) {
         const o = f.ids[i]! * f.width;
         for (let k = 0; k < f.width; k++) {

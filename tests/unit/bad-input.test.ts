@@ -197,7 +197,8 @@ function stateOf(world: PhysikWorld) {
   const stores: Record<string, Uint8Array> = {};
   for (const [name, store] of Object.entries(world.physik)) {
     if (!store || typeof store !== 'object' || Array.isArray(store)) continue;
-    for (const [field, arr] of Object.entries(store as Record<string, unknown>)) {
+    for (const [field, value] of Object.entries(store as Record<string, unknown>)) {
+      const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value; // double fields are plain arrays: their bytes as Float64s
       if (ArrayBuffer.isView(arr)) stores[`${name}.${field}`] = new Uint8Array(arr.buffer.slice(arr.byteOffset, arr.byteOffset + arr.byteLength));
     }
   }
@@ -216,7 +217,8 @@ function nanFields(world: PhysikWorld): string[] {
   const out: string[] = [];
   for (const [name, store] of Object.entries(world.physik)) {
     if (!store || typeof store !== 'object' || Array.isArray(store)) continue;
-    for (const [field, arr] of Object.entries(store as Record<string, unknown>)) {
+    for (const [field, value] of Object.entries(store as Record<string, unknown>)) {
+      const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value; // double fields are plain arrays
       if (arr instanceof Float64Array || arr instanceof Float32Array) if (arr.some((x) => Number.isNaN(x))) out.push(`${name}.${field}`);
     }
   }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, readMetrics, readPose, resetRig, setTarget, step, type PhysikWorld } from '../../src/core';
 import type { RigInput, RigHandle } from '../../src/core/rig';
 import { chainBones, humanoidBones, humanoidControlPoints } from './helpers';
+import { copyDoubles } from '../../src/math/doubles';
 
 const STEPS = 300;
 
@@ -66,8 +67,8 @@ function state(run: Run, name: string): Float64Array {
   const out = new Float64Array(names.length * 7);
   names.forEach((n, i) => {
     const b = h.bones[n]!;
-    out.set(Bone.rot.subarray(b * 4, b * 4 + 4), i * 7);
-    out.set(Bone.head.subarray(b * 3, b * 3 + 3), i * 7 + 4);
+    copyDoubles(out, i * 7, Bone.rot, b * 4, 4);
+    copyDoubles(out, i * 7 + 4, Bone.head, b * 3, 3);
   });
   return out;
 }

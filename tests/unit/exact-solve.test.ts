@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createPhysikWorld, addRig, step, setTarget, readMetrics, setSettings, type RigInput } from '../../src/core';
 import { runThroughSolve, rng, randVec, type V3 } from './helpers';
 import type { BoneDescription } from '../../src/scene/types';
+import { copyDoubles } from '../../src/math/doubles';
 
 /** Accelerations (linear and angular, per bone) after one solve, for the given joint solve. */
 function solvedAccelerations(input: RigInput, interJoint: 'iterative' | 'exact', warmSteps: number): Float64Array {
@@ -25,8 +26,8 @@ function solvedAccelerations(input: RigInput, interJoint: 'iterative' | 'exact',
   const bones = world.physik.rigs[0]!.bones;
   const out = new Float64Array(bones.length * 6);
   bones.forEach((b, i) => {
-    out.set(Bone.acc.subarray(b * 3, b * 3 + 3), i * 6);
-    out.set(Bone.angAcc.subarray(b * 3, b * 3 + 3), i * 6 + 3);
+    copyDoubles(out, i * 6, Bone.acc, b * 3, 3);
+    copyDoubles(out, i * 6 + 3, Bone.angAcc, b * 3, 3);
   });
   return out;
 }

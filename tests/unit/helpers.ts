@@ -41,7 +41,7 @@ export const dist = (a: ArrayLike<number>, b: ArrayLike<number>): number => norm
 export const angleBetween = (a: ArrayLike<number>, b: ArrayLike<number>): number => Math.atan2(norm(cross(a, b)), dot(a, b));
 
 /** 3-vector of entity e from a width-3 store. */
-export const v3 = (arr: Float64Array, e: number): V3 => [arr[e * 3]!, arr[e * 3 + 1]!, arr[e * 3 + 2]!];
+export const v3 = (arr: ArrayLike<number>, e: number): V3 => [arr[e * 3]!, arr[e * 3 + 1]!, arr[e * 3 + 2]!];
 
 // 3×3 matrices as row-major number[9]
 export type M3 = number[];
@@ -89,7 +89,7 @@ export const qMul = (a: ArrayLike<number>, b: ArrayLike<number>): Q => {
     aw * bw - ax * bx - ay * by - az * bz,
   ];
 };
-export const q4 = (arr: Float64Array, e: number): Q => [arr[e * 4]!, arr[e * 4 + 1]!, arr[e * 4 + 2]!, arr[e * 4 + 3]!];
+export const q4 = (arr: ArrayLike<number>, e: number): Q => [arr[e * 4]!, arr[e * 4 + 1]!, arr[e * 4 + 2]!, arr[e * 4 + 3]!];
 export const qRotate = (q: ArrayLike<number>, v: ArrayLike<number>): V3 => matVec(quatMatrix(q), v);
 
 // ---------- worlds and rigs ----------

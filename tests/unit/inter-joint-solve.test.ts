@@ -14,6 +14,7 @@ import type { RigInput } from '../../src/core/rig';
 import { STATUS_CONVERGED } from '../../components';
 import { build, chainBones, humanoidBones, humanoidControlPoints, matVec, norm, runThroughSolve, scale, symFull, v3 } from './helpers';
 import { checkNewton, jointMismatch, pointAcc } from './jointChecks';
+import { copyDoubles } from '../../src/math/doubles';
 
 const EPS = 1e-9;
 
@@ -104,8 +105,8 @@ describe('inter-joint solve', () => {
     // replace accelerations by the free ones: F/m and J τ
     for (const b of record.bones) {
       const J = symFull(Bone.invInertiaWorld, b * 6);
-      Bone.acc.set(scale(v3(Bone.force, b), 1 / Bone.effMass[b]!), b * 3);
-      Bone.angAcc.set(matVec(J, v3(Bone.torque, b)), b * 3);
+      copyDoubles(Bone.acc, b * 3, scale(v3(Bone.force, b), 1 / Bone.effMass[b]!));
+      copyDoubles(Bone.angAcc, b * 3, matVec(J, v3(Bone.torque, b)));
     }
     expect(jointMismatch(world, record.bones, true)).toBeGreaterThan(0.1);
   });

@@ -13,6 +13,7 @@ import type { Settings } from '../../src/scene/types';
 import { applyFrame, createRecorder, recordSteps, rewindTo } from '../../src/io/recorder';
 import { localRotation, type Recording } from '../../src/io/recording';
 import { recordingToClip, trackNodeName } from '../../src/io/clip';
+import { copyDoubles, type Doubles } from '../../src/math/doubles';
 
 const scene = parseSceneText(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 
@@ -28,10 +29,10 @@ function humanoid(settings: Partial<Settings> = {}): { world: PhysikWorld; h: Ri
 }
 
 /** Copy of a width-w store field for the rig's bones (depth-first order). */
-function bonesOf(world: PhysikWorld, arr: Float64Array, w: number): Float64Array {
+function bonesOf(world: PhysikWorld, arr: Doubles, w: number): Float64Array {
   const bones = world.physik.rigs[0]!.bones;
   const out = new Float64Array(bones.length * w);
-  bones.forEach((b, i) => out.set(arr.subarray(b * w, b * w + w), i * w));
+  bones.forEach((b, i) => copyDoubles(out, i * w, arr, b * w, w));
   return out;
 }
 

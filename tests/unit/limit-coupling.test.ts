@@ -18,6 +18,7 @@ import { coupledSolveForm } from '../../systems/interJointSolve';
 import type { BoneDescription } from '../../src/scene/types';
 import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from './helpers';
 import { checkNewton, jointMismatch } from './jointChecks';
+import type { Doubles } from '../../src/math/doubles';
 
 const rigs: Record<string, () => RigInput> = {
   'pinned chain bent against tight limits': () => ({
@@ -43,7 +44,7 @@ function pressLimits(input: RigInput) {
 }
 
 /** The largest |a − b| over the bones' values of width w, relative to the largest |b| (and 1e-300). */
-function relDiff(a: Float64Array, b: Float64Array, bones: Int32Array, w: number): number {
+function relDiff(a: Doubles, b: Doubles, bones: Int32Array, w: number): number {
   let diff = 0, scale = 1e-300;
   for (const bone of bones) {
     for (let k = 0; k < w; k++) {

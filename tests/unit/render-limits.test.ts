@@ -13,6 +13,7 @@ import {
 import { jointRotationVector } from '../../systems/torsionSprings';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from './helpers';
+import { copyDoubles } from '../../src/math/doubles';
 
 const AXES: V3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 /** The vector each axis's arc sweeps: the bone direction for swing (x, z), the frame's +Z for twist (y). */
@@ -87,7 +88,7 @@ describe('limit gizmo geometry', () => {
       const f = new Float64Array(4);
       jointFrame(f, 0, Bone.rot, Bone.restLocal, Bone.parent[child]!, child);
       const theta = 40 * DEG;
-      Bone.rot.set(qMul(f, qAxisAngle(AXES[axis]!, theta)), child * 4);
+      copyDoubles(Bone.rot, child * 4, qMul(f, qAxisAngle(AXES[axis]!, theta)));
       forwardKinematics(world);
       const phi = new Float64Array(3);
       jointRotationVector(world, child, phi);

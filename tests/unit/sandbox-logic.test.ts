@@ -36,10 +36,10 @@ describe('undo history of control point edits', () => {
     const cp = findRig(ref.world, ref.rig).controlPointByName.get(pin)!;
     const { ControlPoint } = ref.world.physik;
     expect(ControlPoint.active[cp]).toBe(0);
-    expect(Array.from(ControlPoint.target.subarray(cp * 3, cp * 3 + 3))).toEqual([0.1, 1.7, 0]);
+    expect(Array.from(ControlPoint.target.slice(cp * 3, cp * 3 + 3))).toEqual([0.1, 1.7, 0]);
     h.undo(); // the move, on the re-created point
     const cp2 = findRig(ref.world, ref.rig).controlPointByName.get(pin)!;
-    expect(Array.from(ControlPoint.target.subarray(cp2 * 3, cp2 * 3 + 3))).toEqual([0, 1.8, 0]);
+    expect(Array.from(ControlPoint.target.slice(cp2 * 3, cp2 * 3 + 3))).toEqual([0, 1.8, 0]);
     h.undo();
     expect(ControlPoint.active[cp2]).toBe(1);
     h.undo();
@@ -55,7 +55,7 @@ describe('undo history of control point edits', () => {
     const h = createHistory(3);
     const hand = findRig(ref.world, ref.rig).controlPointByName.get('handR')!;
     for (let i = 0; i < 5; i++) {
-      const from = Array.from(ref.world.physik.ControlPoint.target.subarray(hand * 3, hand * 3 + 3)) as [number, number, number];
+      const from = Array.from(ref.world.physik.ControlPoint.target.slice(hand * 3, hand * 3 + 3)) as [number, number, number];
       const to: [number, number, number] = [from[0] + 0.01, from[1], from[2]];
       setTarget(ref.world, hand, to);
       h.push(moveTargetEdit(ref, 'handR', from, to));

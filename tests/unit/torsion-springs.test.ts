@@ -13,6 +13,7 @@ import { jointRotationVector, torsionSprings } from '../../systems/torsionSpring
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { metrics } from '../../systems/metrics';
 import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from './helpers';
+import { copyDoubles } from '../../src/math/doubles';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 
@@ -44,7 +45,7 @@ function jointFrame(world: PhysikWorld, child: number): Q {
 /** Pose the child at rotation `rel` (in the joint frame, relative to rest) and recompute positions. */
 function poseChild(world: PhysikWorld, child: number, rel: Q): void {
   const { Bone } = world.physik;
-  Bone.rot.set(qMul(jointFrame(world, child), rel), child * 4);
+  copyDoubles(Bone.rot, child * 4, qMul(jointFrame(world, child), rel));
   forwardKinematics(world);
 }
 
