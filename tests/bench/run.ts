@@ -714,6 +714,8 @@ function goals(r: { step: StepSection | null; rapier: RapierSection | null; conv
   if (r.converge) {
     const x = r.converge.humanoidConvergeVsRapier;
     out.push({ goal: 'humanoid: time from a target jump to convergence (1% of height) / Rapier\'s', target: '≤ 0.3', measured: known(x) ? f(x, 3) : 'n/a', met: known(x) ? x <= 0.3 : null });
+    const y = convergePaired(r.converge, r.rapier);
+    if (known(y)) out.push({ goal: '  the same with the step times of the alternating blocks (humanoidConvergeVsRapierPaired)', target: '≤ 0.3', measured: f(y, 3), met: y <= 0.3 });
   }
   if (r.crowd) {
     const c = r.crowd.find((row) => row.rigs === 1000 && !row.sleep);
@@ -736,6 +738,18 @@ function goals(r: { step: StepSection | null; rapier: RapierSection | null; conv
     out.push({ goal: 'allocation per humanoid step, steady state (no target move)', target: '0 B', measured: `${f(steady, 1)} B`, met: known(steady) ? steady < 0.5 : null });
   }
   return out;
+}
+
+/**
+ * Time to convergence, PhysIK / Rapier, with both engines' time per step from the alternating
+ * blocks (humanoidVsRapierPaired) instead of sections minutes apart: steps to convergence (the
+ * same every run) × the paired step ratio. Null without both sections or when either never converged.
+ */
+function convergePaired(converge: ConvergeSection | null, rapier: RapierSection | null): number | null {
+  const row = converge?.rows.find((x) => x.rig === 'humanoid');
+  const ratio = rapier?.paired?.ratio.median;
+  if (!row || ratio === undefined || row.physik.convergedStep === null || !row.rapier.convergedStep) return null;
+  return (row.physik.convergedStep / row.rapier.convergedStep) * ratio;
 }
 
 // ---------- main ----------
@@ -780,6 +794,7 @@ async function main(): Promise<void> {
       humanoidVsRapierMultibody: rapier?.humanoidVsRapierMultibody ?? null,
       humanoidVsRapierPaired: rapier?.paired?.ratio.median ?? null,
       humanoidConvergeVsRapier: converge?.humanoidConvergeVsRapier ?? null,
+      humanoidConvergeVsRapierPaired: convergePaired(converge, rapier),
       exponentExact: stepSec?.exponentExact ?? null,
       exponentIterative: stepSec?.exponentIterative ?? null,
       crowd1000StepsPerSecond: crowd1000?.stepsPerSecond ?? null,
