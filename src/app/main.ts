@@ -451,6 +451,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     view.update(); // rebuild the buffers for the new topology before framing
     view.frame();
     document.title = `physik-ecs · ${name}`;
+    if (next.crowd) sandbox.spawnCrowd(next.crowd.count); // the scene's own crowd
     sandbox.onChange?.();
   }
 
@@ -641,8 +642,10 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
     const inWorker = options.worker === true && workerModeAvailable();
     if (options.worker && !inWorker) problems.push(WORKER_UNAVAILABLE);
     const sandbox = inWorker ? startWorkerMode(scene, name, options, { showError, hideError }) : startSandbox(scene, name, options);
-    if (options.crowd) {
-      try { sandbox.spawnCrowd(options.crowd); } catch (e) { problems.push(`?crowd=${options.crowd}: ${errorText(e)}`); }
+    // ?crowd=N, else the scene's own crowd (a scene with a `crowd` block; ?crowd=0 leaves it out)
+    const crowd = options.crowd ?? scene.crowd?.count;
+    if (crowd) {
+      try { sandbox.spawnCrowd(crowd); } catch (e) { problems.push(`${options.crowd !== undefined ? `?crowd=${options.crowd}` : 'the scene\'s crowd'}: ${errorText(e)}`); }
     }
     window.__physik = sandbox;
     window.physik = Object.freeze({

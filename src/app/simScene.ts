@@ -8,17 +8,19 @@
  * - `replaceScene`: the next scene's rig added first (a refused scene leaves the world as it
  *   was), then the old rigs removed.
  * - `replaceCrowd`: removes the old crowd and spawns `n` copies of the scene's rig on a grid
- *   behind the main rig, each with its own wandering target (the sandbox's crowd, crowdOf).
+ *   behind the main rig, each with its own wandering target (the sandbox's crowd, sceneCrowd;
+ *   a scene's `crowd` block sets the wander and the spacing).
  *
  * Limits: DOM-free (runs in the worker); the crowd copies keep the scene's settings (a
  * setting changed later applies to the main rig only, as on the main thread).
  */
 import { addRig, addRigs, removeRig, type PhysikWorld } from '../core';
-import { crowdOf } from '../scene/crowd';
+import { sceneCrowd } from '../scene/crowd';
+import { CROWD_MAX } from '../scene/schema';
 import type { Scene } from '../scene/types';
 
-/** Most copies in a crowd (the panel's and the deep link's limit). */
-export const CROWD_MAX = 1000;
+/** Most copies in a crowd (the panel's, the deep link's and a scene's `crowd.count` limit). */
+export { CROWD_MAX };
 
 /** Add the scene's rig; its entity id. Throws (nothing added) when the scene is refused. */
 export function addSceneRig(world: PhysikWorld, scene: Scene, solver?: string): number {
@@ -40,8 +42,5 @@ export function replaceCrowd(world: PhysikWorld, scene: Scene, mainRig: number, 
   if (!(Number.isInteger(n) && n >= 0 && n <= CROWD_MAX)) throw new Error(`crowd size must be a whole number from 0 to ${CROWD_MAX}, got ${n}`);
   for (const r of old) removeRig(world, r);
   if (n === 0) return [];
-  const side = Math.ceil(Math.sqrt(n));
-  const spacing = 1.2 * world.physik.Rig.height[mainRig]!;
-  const inputs = crowdOf(scene, n, { spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
-  return addRigs(world, inputs).map((h) => h.rig);
+  return addRigs(world, sceneCrowd(scene, world.physik.Rig.height[mainRig]!, n)).map((h) => h.rig);
 }

@@ -203,6 +203,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     view.update();
     view.frame();
     document.title = `physik-ecs · ${name}`;
+    if (next.crowd) sandbox.spawnCrowd(next.crowd.count); // the scene's own crowd
     sandbox.onChange?.();
   }
 

@@ -255,7 +255,9 @@ function printRun(summary: RunSummary, expectResult: ReturnType<typeof checkExpe
   out(`  joint gap         ${fmt(summary.maxJointGap)}`);
   out(`  kinetic energy    ${fmt(summary.kineticEnergy)} (peak ${fmt(summary.peakKineticEnergy)})`);
   out(`  passes per step   mean ${summary.passesPerStep.mean.toFixed(2)}  max ${summary.passesPerStep.max}`);
-  out(`  time per step     ${(summary.msPerStep * 1000).toFixed(1)} us`);
+  out(`  time per step     ${(summary.msPerStep * 1000).toFixed(1)} us${summary.crowd ? ' (the whole world)' : ''}`);
+  const c = summary.crowd;
+  if (c) out(`  crowd             ${c.rigs} copies, finite ${c.finite}, target error max ${fmt(c.maxTargetError)} mean ${fmt(c.meanTargetError)}, ${c.converged} at rest, ${c.stepsPerSecond.toFixed(0)} world steps/s`);
   out(`  shape             largest bend change ${fmt(summary.maxBendDeg)} deg, bend variation ${fmt(summary.bendVariation)}, off rest ${fmt(summary.restDeviation)} × height`);
   if (expectResult) {
     out(`  expect            ${expectResult.ok ? 'met' : 'NOT met'}`);

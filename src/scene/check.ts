@@ -140,6 +140,11 @@ export function checkReferences(data: unknown): SceneIssue[] {
     }
   });
 
+  const crowdPoint = field(field(data, 'crowd'), 'point');
+  if (typeof crowdPoint === 'string' && !pointIndex.has(crowdPoint)) {
+    add(['crowd', 'point'], `unknown control point "${crowdPoint}" ${known(pointIndex.keys())}`);
+  }
+
   const targets = field(field(data, 'expect'), 'targets');
   if (isObject(targets)) {
     for (const key of Object.keys(targets)) {

@@ -75,3 +75,17 @@ export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {})
   }
   return out;
 }
+
+/**
+ * The crowd the sandbox and a headless run add beside a scene's main rig: `count` copies (the
+ * scene's `crowd.count` unless given) on a grid behind it (centred on x, its front row one
+ * spacing behind the origin), `spacing` the scene's `crowd.spacing` or 1.2 × the rig's height,
+ * the wander as the scene's `crowd` block says.
+ */
+export function sceneCrowd(scene: Scene, rigHeight: number, count = scene.crowd?.count ?? 0): RigInput[] {
+  if (count === 0) return [];
+  const c = scene.crowd;
+  const spacing = c?.spacing ?? 1.2 * rigHeight;
+  const side = Math.ceil(Math.sqrt(count));
+  return crowdOf(scene, count, { spacing, centre: [0, -(side / 2 + 0.5) * spacing], every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed });
+}

@@ -2,11 +2,14 @@
  * Running a scene headless: build a world with the scene's rig, play its script for the
  * scene's steps, and summarise what a user would look at (the CLI's JSON, the scene tests).
  * Peaks over the run (kinetic energy, limit violation, end speed) and path lengths are
- * tracked here, outside the step, from the stores the metrics system fills.
+ * tracked here, outside the step, from the stores the metrics system fills. A scene with a
+ * `crowd` block steps its crowd in the same world (behind the scene's rig, as the sandbox places
+ * it); every figure but `crowd` and the step times is the scene's own rig's.
  */
-import { createPhysikWorld, addRig, step, readMetrics, readPose, type BonePose } from '../core';
+import { createPhysikWorld, addRig, addRigs, step, readMetrics, readPose, type BonePose } from '../core';
 import type { Scene, Settings } from './types';
 import { copyDoubles } from '../math/doubles';
+import { sceneCrowd } from './crowd';
 
 export interface RunOptions {
   steps?: number;
@@ -28,6 +31,7 @@ export interface RunSummary {
   maxLimitViolationDeg: number;
   kineticEnergy: number;
   passesPerStep: { mean: number; max: number };
+  /** Wall time per step of the whole world (the scene's rig and its crowd). */
   msPerStep: number;
   finite: boolean;
   divergedSteps: number;
@@ -50,6 +54,22 @@ export interface RunSummary {
   /** Mean distance of bone centres from the rest pose, as a fraction of the rig's height. */
   restDeviation: number;
   pose: Record<string, { head: number[]; tail: number[]; local: number[] }>;
+  /** The scene's crowd at the end of the run (absent without a `crowd` block). */
+  crowd?: CrowdSummary;
+}
+
+export interface CrowdSummary {
+  /** Copies stepped beside the scene's rig. */
+  rigs: number;
+  /** Every copy's pose and energy finite. */
+  finite: boolean;
+  /** Largest and mean over the copies of their largest target error at the end. */
+  maxTargetError: number;
+  meanTargetError: number;
+  /** Copies converged at the end (their wander scripts may still be moving them). */
+  converged: number;
+  /** Steps of the whole world per second of wall time (a figure, not a test: it varies by machine). */
+  stepsPerSecond: number;
 }
 
 type Pose = Record<string, BonePose>;
@@ -107,6 +127,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const root = world.physik.Rig.root[handle.rig]!;
   const rootStart = Bone.head.slice(root * 3, root * 3 + 3);
   const restPose = readPose(world, handle.rig);
+  const crowd = scene.crowd ? addRigs(world, sceneCrowd({ ...scene, settings }, world.physik.Rig.height[handle.rig]!)).map((h) => h.rig) : [];
 
   let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0;
   for (let s = 0; s < steps; s++) {
@@ -129,6 +150,21 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const finite = allFinite(pose) && Number.isFinite(m.kineticEnergy);
   const parents = Object.fromEntries(scene.rig.bones.map((b) => [b.name, b.parent]));
   const shape = poseShape(pose, restPose, parents, m.height);
+  let crowdSummary: CrowdSummary | undefined;
+  if (scene.crowd) {
+    let crowdFinite = true, maxErr = 0, sumErr = 0, converged = 0;
+    for (const r of crowd) {
+      const cm = readMetrics(world, r);
+      crowdFinite &&= allFinite(readPose(world, r)) && Number.isFinite(cm.kineticEnergy);
+      if (!(cm.maxTargetError <= maxErr)) maxErr = cm.maxTargetError; // NaN propagates
+      sumErr += cm.maxTargetError;
+      if (cm.atRest) converged++;
+    }
+    crowdSummary = {
+      rigs: crowd.length, finite: crowdFinite, maxTargetError: maxErr, meanTargetError: sumErr / crowd.length, converged,
+      stepsPerSecond: elapsed > 0 ? (1000 * steps) / elapsed : 0,
+    };
+  }
   return {
     scene: scene.name,
     solver: settings.solver,
@@ -156,6 +192,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     msPerSolve: steps > 0 ? elapsed / steps : 0,
     ...shape,
     pose: Object.fromEntries(Object.entries(pose).map(([k, v]) => [k, { head: v.head, tail: v.tail, local: v.local }])),
+    ...(crowdSummary ? { crowd: crowdSummary } : {}),
   };
 }
 

@@ -140,6 +140,18 @@ const expectSchema = strict({
     .optional(),
 });
 
+/** Most copies in a crowd (the sandbox's limit too). */
+export const CROWD_MAX = 1000;
+
+const crowdSchema = strict({
+  count: num.int().gte(1).lte(CROWD_MAX),
+  spacing: num.gt(0).optional(),
+  every: num.int().gte(1).optional(),
+  radius: num.gte(0).optional(),
+  point: name.optional(),
+  seed: num.int().optional(),
+});
+
 /** The annotation makes tsc check that the parsed output really is a `Scene`. */
 export const sceneSchema: z.ZodType<Scene> = strict({
   name,
@@ -150,5 +162,6 @@ export const sceneSchema: z.ZodType<Scene> = strict({
   steps: num.int().gte(0).default(400),
   script: z.array(scriptEventSchema).default(() => []),
   secondaryBones: z.array(name).optional(),
+  crowd: crowdSchema.optional(),
   expect: expectSchema.optional(),
 });

@@ -191,6 +191,25 @@ export interface ScriptEvent {
   active?: boolean;
 }
 
+/**
+ * A crowd (scene field `crowd`): `count` copies of the scene's rig on a grid behind it, each
+ * following a seeded wandering target of its own (src/scene/crowd.ts). The sandbox spawns it
+ * with the scene; a headless run steps it beside the scene's rig and reports it (RunSummary.crowd).
+ */
+export interface CrowdDescription {
+  count: number;
+  /** Distance between neighbours (default 1.2 × the rig's height). */
+  spacing?: number;
+  /** Steps between wander moves (default 100). */
+  every?: number;
+  /** Wander radius as a fraction of the distance from the root to the first target (default 0.5). */
+  radius?: number;
+  /** The control point that wanders (default: the one the script moves first, else the first goal). */
+  point?: string;
+  /** Seed of the wander targets (default 1). */
+  seed?: number;
+}
+
 export interface ExpectRange { min?: number; max?: number }
 
 export interface ExpectCompare {
@@ -222,5 +241,6 @@ export interface Scene {
   script: ScriptEvent[];
   /** Bones whose path length is summed into the 'secondaryMotion' metric. */
   secondaryBones?: string[];
+  crowd?: CrowdDescription;
   expect?: ExpectBlock;
 }

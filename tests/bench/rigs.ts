@@ -34,13 +34,20 @@ export function humanoidInput(scene: Scene = humanoidScene()): RigInput {
   return { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...AWAKE }, script: scene.script };
 }
 
+export function crowdScene(): Scene {
+  return loadSceneFile(fileURLToPath(new URL('../../scenes/crowd.json', import.meta.url)));
+}
+
 /**
- * The bench's crowd scene: n copies of the humanoid on a grid, each wandering after its own
- * seeded target (src/scene/crowd.ts, the sandbox's crowd), with the scene's settings; `awake`
- * keeps every copy awake (no sleeping once converged), else the default sleep applies.
+ * The bench's crowd, from the crowd scene (scenes/crowd.json): n copies of its humanoid on a
+ * grid, each wandering after its own seeded target as the scene's `crowd` block says
+ * (src/scene/crowd.ts, the sandbox's crowd), with the scene's settings; `awake` keeps every copy
+ * awake (no sleeping once converged), else the default sleep applies.
  */
-export function crowdInputs(n: number, awake: boolean, scene: Scene = humanoidScene()): RigInput[] {
-  return crowdOf(scene, n).map((input) => (awake ? { ...input, settings: { ...input.settings, ...AWAKE } } : input));
+export function crowdInputs(n: number, awake: boolean, scene: Scene = crowdScene()): RigInput[] {
+  const c = scene.crowd;
+  return crowdOf(scene, n, { every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed })
+    .map((input) => (awake ? { ...input, settings: { ...input.settings, ...AWAKE } } : input));
 }
 
 const limited = (i: number): Partial<BoneDescription> =>

@@ -54,7 +54,7 @@ import {
   STATUS_STALLED, STATUS_DIVERGED,
 } from '../../components';
 import { spread, logLogSlope, table, fixed as f, type Spread } from './stats';
-import { chainInput, treeInput, humanoidInput, humanoidScene, crowdInputs, type Family, type Solve } from './rigs';
+import { chainInput, treeInput, humanoidInput, humanoidScene, crowdScene, crowdInputs, type Family, type Solve } from './rigs';
 import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
 import { runPeers, formatPeersSummary, type PeersResult } from './peers';
 import { convergeSection, formatConverge, type ConvergeSection } from './converge';
@@ -534,13 +534,13 @@ interface CrowdRow {
 const CROWD_SIZES = [1, 10, 100, 1000] as const;
 
 /**
- * Crowds of the bench's crowd scene (rigs.ts crowdInputs: humanoids on a grid, each wandering
- * after its own seeded target, a new one every 100 steps), kept awake, and, for the largest,
+ * Crowds of the crowd scene (scenes/crowd.json, rigs.ts crowdInputs: its humanoid on a grid, each
+ * copy wandering after its own seeded target, a new one every 100 steps), kept awake, and, for the largest,
  * also with the default sleep of converged rigs (a rig that has reached its target and settled
  * costs next to nothing until its next move).
  */
 function crowdSection(): CrowdRow[] {
-  const scene = humanoidScene();
+  const scene = crowdScene();
   const rows: CrowdRow[] = [];
   // every size runs the same steps (20 to 220 of the crowd's script: the first move under way,
   // the wander moves at 100 and 200), in blocks of 10; small crowds repeat that window (from

@@ -1,7 +1,8 @@
 /**
  * The sandbox's settings panel (lil-gui) in headless Chromium (setup in harness.ts). Checks: the panel is visible; typing a negative dt is refused
  * (error shown, dt unchanged, field back to the valid value); choosing solver 'ccd' changes
- * the rig's solver; the single-step button advances the step counter while paused.
+ * the rig's solver; the single-step button advances the step counter while paused; the crowd
+ * scene comes with its crowd.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -33,6 +34,25 @@ describe('settings panel (headless Chromium)', () => {
     expect(scenes).toContain('elbow');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('the crowd scene opens with its crowd; the picker drops it with another scene and brings it back; ?crowd=0 leaves it out', async () => {
+    const { page, errors } = await open('?scene=crowd');
+    const count = () => page.evaluate(() => ({ crowd: window.__physik!.crowd, rigs: window.__physik!.world.physik.rigs.length }));
+    expect(await count()).toEqual({ crowd: 100, rigs: 101 });
+    await control(page, 'scene').locator('select').selectOption('humanoid');
+    await page.waitForFunction(() => window.__physik!.sceneName === 'humanoid', undefined, { timeout: 10_000 });
+    expect(await count()).toEqual({ crowd: 0, rigs: 1 });
+    await control(page, 'scene').locator('select').selectOption('crowd');
+    await page.waitForFunction(() => window.__physik!.sceneName === 'crowd', undefined, { timeout: 20_000 });
+    expect(await count()).toEqual({ crowd: 100, rigs: 101 });
+    const s0 = await page.evaluate(() => window.__physik!.stepsTaken);
+    await page.waitForFunction((s) => window.__physik!.stepsTaken > s + 5, s0, { timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+    const bare = await open('?scene=crowd&crowd=0');
+    expect(await bare.page.evaluate(() => window.__physik!.world.physik.rigs.length)).toBe(1);
+    await bare.page.close();
   });
 
   it('the scene picker loads the scene in place and the address follows, keeping other query params', async () => {

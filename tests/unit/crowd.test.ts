@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { addRig, addRigs, createPhysikWorld, readMetrics, readPose, step } from '../../src/core';
 import { parseScene } from '../../src/scene/load';
-import { crowdOf } from '../../src/scene/crowd';
+import { crowdOf, sceneCrowd } from '../../src/scene/crowd';
+import { runScene, summaryMetric } from '../../src/scene/run';
+import { replaceCrowd } from '../../src/app/simScene';
+import type { SceneError } from '../../src/scene/load';
 
 const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')));
 
@@ -76,5 +79,60 @@ describe('crowd', () => {
   it('refuses a bad size or an unknown point', () => {
     expect(() => crowdOf(humanoid, 0)).toThrow(/crowd size must be a whole number from 1/);
     expect(() => crowdOf(humanoid, 2, { point: 'tail' })).toThrow(/no control point "tail"/);
+  });
+});
+
+describe('a scene with a crowd block (scenes/crowd.json)', () => {
+  const crowdText = readFileSync(new URL('../../scenes/crowd.json', import.meta.url), 'utf8');
+  const withCrowd = (crowd: unknown) => ({ ...JSON.parse(crowdText), crowd });
+
+  it('runs its crowd beside the rig without touching the rig, and reports the crowd', () => {
+    const scene = parseScene(withCrowd({ count: 12, every: 60, seed: 3 }));
+    const alone = runScene({ ...scene, crowd: undefined }, { steps: 179 });
+    const run = runScene(scene, { steps: 179 });
+    // rigs do not act on each other: the scene's own rig moves bit for bit as without its crowd
+    expect(run.pose).toEqual(alone.pose);
+    expect(run.targetErrors).toEqual(alone.targetErrors);
+    expect(alone.crowd).toBeUndefined();
+    expect(run.crowd!.rigs).toBe(12);
+    expect(run.crowd!.finite).toBe(true);
+    // the copies follow their wander: just after the move at step 120 their hands are far from
+    // the new targets, 58 steps later less than half as far on average
+    const justMoved = runScene(scene, { steps: 121 }).crowd!;
+    expect(run.crowd!.meanTargetError).toBeLessThan(0.5 * justMoved.meanTargetError);
+    expect(summaryMetric(run, 'crowd.rigs')).toBe(12);
+  });
+
+  it('places the crowd behind the rig as the sandbox spawns it, with the wander it asks for', () => {
+    const scene = parseScene(withCrowd({ count: 4, every: 70, seed: 5, spacing: 2 }));
+    const inputs = sceneCrowd(scene, 1.8);
+    expect(inputs).toHaveLength(4);
+    const heads = inputs.map((i) => i.rig.bones.find((b) => b.parent === null)!.head!);
+    const rootZ = scene.rig.bones.find((b) => b.parent === null)!.head![2]!;
+    for (const h of heads) expect(h[2]).toBeLessThan(rootZ - 1.9); // behind: a row at least a spacing back
+    expect(Math.abs(heads[1]![0] - heads[0]![0])).toBeCloseTo(2, 12); // the spacing asked for
+    expect(inputs[0]!.script!.filter((e) => e.point === 'handR').map((e) => e.step).slice(1, 4)).toEqual([70, 140, 210]);
+    // the sandbox's replaceCrowd builds the same copies
+    const world = createPhysikWorld();
+    const main = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script }).rig;
+    const copies = replaceCrowd(world, scene, main, [], 4);
+    const height = world.physik.Rig.height[main]!;
+    const again = sceneCrowd(scene, height);
+    copies.forEach((r, k) => expect(readPose(world, r).torso!.head).toEqual(again[k]!.rig.bones[0]!.head));
+  });
+
+  it('refuses a bad crowd block, naming the field', () => {
+    const problems = (crowd: unknown) => {
+      try { parseScene(withCrowd(crowd), 'crowd.json'); } catch (e) { return (e as SceneError).issues.map((i) => `${i.path}: ${i.message}`); }
+      return [];
+    };
+    expect(problems({ count: 0 }).join('\n')).toMatch(/crowd\.count/);
+    expect(problems({ count: 1001 }).join('\n')).toMatch(/crowd\.count/);
+    expect(problems({ count: 2.5 }).join('\n')).toMatch(/crowd\.count/);
+    expect(problems({ count: 3, point: 'tail' }).join('\n')).toMatch(/crowd\.point: unknown control point "tail"/);
+    expect(problems({ count: 3, spacing: -1 }).join('\n')).toMatch(/crowd\.spacing/);
+    expect(problems({ count: 3, every: 0 }).join('\n')).toMatch(/crowd\.every/);
+    expect(problems({ count: 3, radius: 1, sizes: 2 }).join('\n')).toMatch(/crowd/);
+    expect(problems({ count: 3 })).toEqual([]);
   });
 });
