@@ -84,8 +84,13 @@ export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {})
  */
 export function sceneCrowd(scene: Scene, rigHeight: number, count = scene.crowd?.count ?? 0): RigInput[] {
   if (count === 0) return [];
-  const c = scene.crowd;
-  const spacing = c?.spacing ?? 1.2 * rigHeight;
+  const spacing = scene.crowd?.spacing ?? 1.2 * rigHeight;
   const side = Math.ceil(Math.sqrt(count));
-  return crowdOf(scene, count, { spacing, centre: [0, -(side / 2 + 0.5) * spacing], every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed });
+  return crowdOf(scene, count, { ...crowdWander(scene), spacing, centre: [0, -(side / 2 + 0.5) * spacing] });
+}
+
+/** The wander a scene's `crowd` block asks for, as crowdOf's options (defaults where it says nothing). */
+export function crowdWander(scene: Scene): CrowdOptions {
+  const c = scene.crowd;
+  return { every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed };
 }

@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import type { RigInput } from '../../src/core';
 import { loadSceneFile } from '../../src/scene/loadFile';
-import { crowdOf } from '../../src/scene/crowd';
+import { crowdOf, crowdWander } from '../../src/scene/crowd';
 import type { BoneDescription, Scene, Settings } from '../../src/scene/types';
 import { mulberry32 } from '../../src/math/random';
 
@@ -45,8 +45,7 @@ export function crowdScene(): Scene {
  * awake (no sleeping once converged), else the default sleep applies.
  */
 export function crowdInputs(n: number, awake: boolean, scene: Scene = crowdScene()): RigInput[] {
-  const c = scene.crowd;
-  return crowdOf(scene, n, { every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed })
+  return crowdOf(scene, n, crowdWander(scene))
     .map((input) => (awake ? { ...input, settings: { ...input.settings, ...AWAKE } } : input));
 }
 
