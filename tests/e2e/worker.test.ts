@@ -2,7 +2,7 @@
  * Worker mode in the browser (setup in harness.ts; issue 7): `?worker=1` runs the simulation
  * in a Web Worker that shares the rigs' pose with the page through a SharedArrayBuffer.
  *
- * - With a crowd of 100: the page is cross-origin isolated (the preview server's headers),
+ * - The crowd scene (its crowd of 100 spawned with it): the page is cross-origin isolated (the preview server's headers),
  *   the worker steps while the main thread is blocked (the shared step counter advances and
  *   no frame is drawn meanwhile), the view reads the worker's poses, and the main rig follows
  *   a target moved by a real mouse drag; the panel hides what worker mode leaves out.
@@ -49,8 +49,8 @@ const point = (page: Page, name: string) => page.evaluate((n) => {
 const dist = (a: number[], b: number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
 
 describe('worker mode (headless Chromium)', () => {
-  it('?worker=1 with a crowd of 100: isolated, steps in the worker while the main thread is blocked, follows a mouse drag', async () => {
-    const { page, errors } = await open('?worker=1&crowd=100');
+  it('?worker=1 with the crowd scene (100 copies): isolated, steps in the worker while the main thread is blocked, follows a mouse drag', async () => {
+    const { page, errors } = await open('?worker=1&scene=crowd');
     expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
     expect(await page.evaluate(() => (window.__physik as WS)?.inWorker)).toBe(true);
     expect(await page.evaluate(() => [window.__physik!.crowd, window.__physik!.world.physik.rigs.length])).toEqual([100, 101]);
