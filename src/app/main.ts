@@ -436,8 +436,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
 
   function loadScene(next: Scene, name: string): void {
     // build the new rig first: if it throws, the old one stays
-    rig = replaceScene(world, next, undefined, [rig, ...crowdRigs]);
-    crowdRigs = [];
+    ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd
     scene = next;
     sceneName = name;
     history.clear();
@@ -451,7 +450,6 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     view.update(); // rebuild the buffers for the new topology before framing
     view.frame();
     document.title = `physik-ecs · ${name}`;
-    if (next.crowd) sandbox.spawnCrowd(next.crowd.count); // the scene's own crowd
     sandbox.onChange?.();
   }
 
@@ -645,7 +643,8 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
     // ?crowd=N, else the scene's own crowd (a scene with a `crowd` block; ?crowd=0 leaves it out)
     const crowd = options.crowd ?? scene.crowd?.count;
     if (crowd) {
-      try { sandbox.spawnCrowd(crowd); } catch (e) { problems.push(`${options.crowd !== undefined ? `?crowd=${options.crowd}` : 'the scene\'s crowd'}: ${errorText(e)}`); }
+      const what = options.crowd !== undefined ? `?crowd=${options.crowd}` : "the scene's crowd";
+      try { sandbox.spawnCrowd(crowd); } catch (e) { problems.push(`${what}: ${errorText(e)}`); }
     }
     window.__physik = sandbox;
     window.physik = Object.freeze({

@@ -5,8 +5,8 @@
  *
  * - `addSceneRig`: a scene's rig with its control points, settings (the solver overridden
  *   when asked) and script, as the sandbox's main rig.
- * - `replaceScene`: the next scene's rig added first (a refused scene leaves the world as it
- *   was), then the old rigs removed.
+ * - `replaceScene`: the next scene's rig and its own crowd added first (a refused scene leaves
+ *   the world as it was), then the old rigs removed.
  * - `replaceCrowd`: removes the old crowd and spawns `n` copies of the scene's rig on a grid
  *   behind the main rig, each with its own wandering target (the sandbox's crowd, sceneCrowd;
  *   a scene's `crowd` block sets the wander and the spacing).
@@ -30,11 +30,21 @@ export function addSceneRig(world: PhysikWorld, scene: Scene, solver?: string): 
   }).rig;
 }
 
-/** Add the scene's rig, then remove the rigs of `old`; the new rig's entity id. Throws (nothing changed) when refused. */
-export function replaceScene(world: PhysikWorld, scene: Scene, solver: string | undefined, old: readonly number[]): number {
+/**
+ * Add the scene's rig and its own crowd (a scene with a `crowd` block), then remove the rigs of
+ * `old`; the new rig's and crowd's entity ids. Throws (nothing changed) when refused.
+ */
+export function replaceScene(world: PhysikWorld, scene: Scene, solver: string | undefined, old: readonly number[]): { rig: number; crowd: number[] } {
   const rig = addSceneRig(world, scene, solver);
+  let crowd: number[];
+  try {
+    crowd = replaceCrowd(world, scene, rig, [], scene.crowd?.count ?? 0);
+  } catch (e) {
+    removeRig(world, rig);
+    throw e;
+  }
   for (const r of old) removeRig(world, r);
-  return rig;
+  return { rig, crowd };
 }
 
 /** Remove the rigs of `old` and add `n` crowd copies of the scene behind `mainRig`; their entity ids. */

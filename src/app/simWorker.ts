@@ -117,9 +117,8 @@ function handle(c: SimCommand): void {
       break;
     }
     case 'scene': {
-      rig = replaceScene(world!, c.scene, c.solver, [rig, ...crowd]);
+      ({ rig, crowd } = replaceScene(world!, c.scene, c.solver, [rig, ...crowd])); // the scene's own crowd too, as the page builds it
       scene = c.scene;
-      crowd = [];
       writer = createPoseWriter(c.pose);
       restartClock();
       break;

@@ -194,8 +194,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   }
 
   function loadScene(next: Scene, name: string): void {
-    rig = replaceScene(world, next, undefined, [rig, ...crowdRigs]); // throws (nothing changed) when refused
-    crowdRigs = [];
+    ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd; throws (nothing changed) when refused
     scene = next;
     sceneName = name;
     send({ type: 'scene', pose: newPoseBuffer(), scene: next });
@@ -203,7 +202,6 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     view.update();
     view.frame();
     document.title = `physik-ecs · ${name}`;
-    if (next.crowd) sandbox.spawnCrowd(next.crowd.count); // the scene's own crowd
     sandbox.onChange?.();
   }
 

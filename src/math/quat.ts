@@ -1,9 +1,9 @@
 /**
- * Quaternion and vector helpers over typed arrays with offsets, for hot loops (no
- * allocation). Quaternions are (x, y, z, w), three.js order; rotations are active.
+ * Quaternion and vector helpers over arrays of doubles (plain or typed, `Doubles`) with
+ * offsets, for hot loops (no allocation). Quaternions are (x, y, z, w), three.js order; rotations are active.
  */
 
-export type Arr = Float64Array | number[];
+import type { Doubles } from './doubles';
 
 /** Length of (x, y, z): Math.hypot is not inlined by V8 and boxes its arguments. */
 export function len3(x: number, y: number, z: number): number {
@@ -11,7 +11,7 @@ export function len3(x: number, y: number, z: number): number {
 }
 
 /** out[o] = a[ao] ⊗ b[bo] (apply b first, then a). Safe when out aliases a or b. */
-export function quatMul(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: number): void {
+export function quatMul(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number): void {
   const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
   const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
   out[o] = aw * bx + ax * bw + ay * bz - az * by;
@@ -21,7 +21,7 @@ export function quatMul(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: num
 }
 
 /** out = conj(a) ⊗ b: b expressed relative to a. */
-export function quatMulConjA(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo: number): void {
+export function quatMulConjA(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number): void {
   const ax = -a[ao]!, ay = -a[ao + 1]!, az = -a[ao + 2]!, aw = a[ao + 3]!;
   const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
   out[o] = aw * bx + ax * bw + ay * bz - az * by;
@@ -30,7 +30,7 @@ export function quatMulConjA(out: Arr, o: number, a: Arr, ao: number, b: Arr, bo
   out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
 }
 
-export function quatNormalize(q: Arr, o: number): void {
+export function quatNormalize(q: Doubles, o: number): void {
   const n = Math.sqrt(q[o]! * q[o]! + q[o + 1]! * q[o + 1]! + q[o + 2]! * q[o + 2]! + q[o + 3]! * q[o + 3]!);
   const s = n > 0 ? 1 / n : 0;
   q[o]! *= s; q[o + 1]! *= s; q[o + 2]! *= s; q[o + 3]! *= s;
@@ -38,7 +38,7 @@ export function quatNormalize(q: Arr, o: number): void {
 }
 
 /** Rotate vector (vx, vy, vz) by q[o]; result in out[oo]. */
-export function quatRotate(out: Arr, oo: number, q: Arr, o: number, vx: number, vy: number, vz: number): void {
+export function quatRotate(out: Doubles, oo: number, q: Doubles, o: number, vx: number, vy: number, vz: number): void {
   const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
   // t = 2 q×v; v' = v + w t + q×t
   const tx = 2 * (qy * vz - qz * vy);
@@ -50,7 +50,7 @@ export function quatRotate(out: Arr, oo: number, q: Arr, o: number, vx: number, 
 }
 
 /** q[o] ← exp(½ φ) ⊗ q[o]: rotate by the world rotation vector φ = (px, py, pz). */
-export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz: number): void {
+export function quatRotateByVector(q: Doubles, o: number, px: number, py: number, pz: number): void {
   const angle = len3(px, py, pz);
   if (angle === 0) return;
   const half = 0.5 * angle;
@@ -68,7 +68,7 @@ export function quatRotateByVector(q: Arr, o: number, px: number, py: number, pz
  * Rotation vector (axis × angle) of q[o], angle wrapped to [0, π] by taking the hemisphere
  * with w >= 0, so components lie in [-π, π]. Written to out[oo].
  */
-export function quatToRotationVector(out: Arr, oo: number, q: Arr, o: number): void {
+export function quatToRotationVector(out: Doubles, oo: number, q: Doubles, o: number): void {
   let x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
   if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
   const s = len3(x, y, z);
@@ -83,7 +83,7 @@ export function quatToRotationVector(out: Arr, oo: number, q: Arr, o: number): v
 }
 
 /** Quaternion from axis (unit) and angle. */
-export function quatFromAxisAngle(out: Arr, o: number, ax: number, ay: number, az: number, angle: number): void {
+export function quatFromAxisAngle(out: Doubles, o: number, ax: number, ay: number, az: number, angle: number): void {
   const s = Math.sin(angle / 2);
   out[o] = ax * s; out[o + 1] = ay * s; out[o + 2] = az * s; out[o + 3] = Math.cos(angle / 2);
 }
@@ -92,7 +92,7 @@ export function quatFromAxisAngle(out: Arr, o: number, ax: number, ay: number, a
  * Rest rotation of a bone pointing along unit direction d with a roll about d: the shortest
  * arc from +Y to d (a half turn about +Z when d is -Y), then the roll. Deterministic.
  */
-export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: number, dz: number, roll: number): void {
+export function quatFromDirectionRoll(out: Doubles, o: number, dx: number, dy: number, dz: number, roll: number): void {
   const n = len3(dx, dy, dz);
   dx /= n; dy /= n; dz /= n;
   if (dy < -1 + 1e-12) {
@@ -111,7 +111,7 @@ export function quatFromDirectionRoll(out: Arr, o: number, dx: number, dy: numbe
 }
 
 /** Inverse of a symmetric 3×3 (xx, xy, xz, yy, yz, zz); returns false when singular. */
-export function symInvert(out: Arr, oo: number, m: Arr, mo: number): boolean {
+export function symInvert(out: Doubles, oo: number, m: Doubles, mo: number): boolean {
   const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!;
   const A = d * f - e * e;
   const B = -(b * f - c * e);
@@ -144,7 +144,7 @@ export function rotZ(x: number, y: number, z: number, w: number, vx: number, vy:
 // floating-point arguments boxes each one, so these take every vector from an array.
 
 /** out = m v for symmetric m (xx, xy, xz, yy, yz, zz) and v = vec[vo..vo+2]. */
-export function symMulArr(out: Arr, oo: number, m: Arr, mo: number, v: Arr, vo: number): void {
+export function symMulArr(out: Doubles, oo: number, m: Doubles, mo: number, v: Doubles, vo: number): void {
   const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
   const xx = m[mo]!, xy = m[mo + 1]!, xz = m[mo + 2]!, yy = m[mo + 3]!, yz = m[mo + 4]!, zz = m[mo + 5]!;
   out[oo] = xx * x + xy * y + xz * z;
@@ -153,7 +153,7 @@ export function symMulArr(out: Arr, oo: number, m: Arr, mo: number, v: Arr, vo: 
 }
 
 /** out = R diag(d) Rᵀ as a symmetric 3×3, for the rotation q[qo] and d = diag[do..do+2]. */
-export function rotatedDiagonalArr(out: Arr, oo: number, q: Arr, qo: number, diag: Arr, dio: number): void {
+export function rotatedDiagonalArr(out: Doubles, oo: number, q: Doubles, qo: number, diag: Doubles, dio: number): void {
   const x = q[qo]!, y = q[qo + 1]!, z = q[qo + 2]!, w = q[qo + 3]!;
   const dx = diag[dio]!, dy = diag[dio + 1]!, dz = diag[dio + 2]!;
   const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
@@ -168,7 +168,7 @@ export function rotatedDiagonalArr(out: Arr, oo: number, q: Arr, qo: number, dia
 }
 
 /** out = q v (rotate), v = vec[vo..vo+2]; safe in place. */
-export function quatRotateArr(out: Arr, oo: number, q: Arr, qo: number, v: Arr, vo: number): void {
+export function quatRotateArr(out: Doubles, oo: number, q: Doubles, qo: number, v: Doubles, vo: number): void {
   const qx = q[qo]!, qy = q[qo + 1]!, qz = q[qo + 2]!, qw = q[qo + 3]!;
   const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
   const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
@@ -178,7 +178,7 @@ export function quatRotateArr(out: Arr, oo: number, q: Arr, qo: number, v: Arr, 
 }
 
 /** out = q⁻¹ v, v = vec[vo..vo+2]; safe in place. */
-export function quatRotateInvArr(out: Arr, oo: number, q: Arr, qo: number, v: Arr, vo: number): void {
+export function quatRotateInvArr(out: Doubles, oo: number, q: Doubles, qo: number, v: Doubles, vo: number): void {
   const qx = -q[qo]!, qy = -q[qo + 1]!, qz = -q[qo + 2]!, qw = q[qo + 3]!;
   const vx = v[vo]!, vy = v[vo + 1]!, vz = v[vo + 2]!;
   const tx = 2 * (qy * vz - qz * vy), ty = 2 * (qz * vx - qx * vz), tz = 2 * (qx * vy - qy * vx);
@@ -188,7 +188,7 @@ export function quatRotateInvArr(out: Arr, oo: number, q: Arr, qo: number, v: Ar
 }
 
 /** out = exp(½ v): the rotation whose rotation vector (axis × angle) is v[vo..vo+2]. */
-export function quatFromRotationVector(out: Arr, oo: number, v: Arr, vo: number): void {
+export function quatFromRotationVector(out: Doubles, oo: number, v: Doubles, vo: number): void {
   const x = v[vo]!, y = v[vo + 1]!, z = v[vo + 2]!;
   const angle = Math.sqrt(x * x + y * y + z * z);
   if (angle === 0) { out[oo] = 0; out[oo + 1] = 0; out[oo + 2] = 0; out[oo + 3] = 1; return; }

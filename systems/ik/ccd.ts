@@ -62,7 +62,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/core/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
-import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector, type Arr } from '../../src/math/quat';
+import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
 import { doubles, type Doubles } from '../../src/math/doubles';
 import type { SolveResult } from './registry';
@@ -363,7 +363,7 @@ export function jointFrame(world: PhysikWorld, b: number, out: Float64Array, o: 
 }
 
 /** Column a of the rotation matrix of quaternion q[o] (the frame's axis a in world), to out[oo]. */
-export function frameAxis(q: Arr, o: number, a: number, out: Arr, oo: number): void {
+export function frameAxis(q: Doubles, o: number, a: number, out: Doubles, oo: number): void {
   const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
   if (a === 0) { out[oo] = 1 - 2 * (y * y + z * z); out[oo + 1] = 2 * (x * y + z * w); out[oo + 2] = 2 * (x * z - y * w); }
   else if (a === 1) { out[oo] = 2 * (x * y - z * w); out[oo + 1] = 1 - 2 * (x * x + z * z); out[oo + 2] = 2 * (y * z + x * w); }
@@ -371,7 +371,7 @@ export function frameAxis(q: Arr, o: number, a: number, out: Arr, oo: number): v
 }
 
 /** rot[o] ← R(axis u, angle) · rot[o], u unit; returns false (and writes nothing) if non-finite. */
-export function rotateWorld(rot: Arr, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
+export function rotateWorld(rot: Doubles, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
   turnArg[0] = ux; turnArg[1] = uy; turnArg[2] = uz; turnArg[3] = angle;
   return turn(rot, o);
 }
@@ -586,7 +586,7 @@ function normalAxis(q: number[], o: number): void {
  * rot[o] ← R(axis, angle) · rot[o] with axis and angle from turnArg (CCD's inner loop writes
  * them there: as arguments the doubles were boxed); false (nothing written) if non-finite.
  */
-function turn(rot: Arr, o: number): boolean {
+function turn(rot: Doubles, o: number): boolean {
   const ux = turnArg[0]!, uy = turnArg[1]!, uz = turnArg[2]!, angle = turnArg[3]!;
   const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
   const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;

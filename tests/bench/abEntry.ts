@@ -5,6 +5,8 @@
 import { createPhysikWorld, addRigs, step } from '../../src/core';
 import { crowdInputs, humanoidInput } from './rigs';
 
+export { detachOneBuffer, DETACHED_FLAG } from './detached';
+
 export function makeWorkload(rigs: number): { steps: (n: number) => void; checksum: () => number } {
   const world = createPhysikWorld();
   addRigs(world, rigs === 1 ? [humanoidInput()] : crowdInputs(rigs, true));

@@ -155,7 +155,7 @@ function measure() {
 }
 const plain = measure();
 const b = new ArrayBuffer(8);
-structuredClone(b, { transfer: [b] }); // detach a buffer: V8 now checks every typed-array access
+structuredClone(b, { transfer: [b] }); // detachOneBuffer of detached.ts (a TS module this plain-JS probe does not load): V8 now checks every typed-array access
 const detached = measure();
 console.log(`foldChild up pass on the humanoid's ${n}-bone tree, µs per pass (median of ${rounds - (rounds >> 2)} blocks of ${REPS}, JS and wasm alternating)`);
 console.log(`JavaScript (typed arrays)                  ${plain.js.toFixed(3)}`);

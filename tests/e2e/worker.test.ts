@@ -5,7 +5,8 @@
  * - The crowd scene (its crowd of 100 spawned with it): the page is cross-origin isolated (the preview server's headers),
  *   the worker steps while the main thread is blocked (the shared step counter advances and
  *   no frame is drawn meanwhile), the view reads the worker's poses, and the main rig follows
- *   a target moved by a real mouse drag; the panel hides what worker mode leaves out.
+ *   a target moved by a real mouse drag; the panel hides what worker mode leaves out; the scene
+ *   picker drops the crowd with another scene and brings it back with the crowd scene.
  * - Without `?worker=1` the sandbox steps on the main thread as before; the panel's
  *   "simulation in a worker" box reloads it in worker mode.
  * - A page that is not isolated (the headers stripped) falls back to the main thread with a
@@ -114,6 +115,18 @@ describe('worker mode (headless Chromium)', () => {
     await saveShot(page, 'worker-crowd-100');
     const withWorker = await frameIntervals(page, 3000);
     console.log(`worker mode, crowd of 100: main-thread frame interval median ${withWorker.median.toFixed(1)} ms, p95 ${withWorker.p95.toFixed(1)} ms (${withWorker.n} frames), worker ${Math.round(await page.evaluate(() => (window.__physik as WS)!.workerStepsPerSecond))} steps/s`);
+
+    // the picker: another scene drops the crowd, the crowd scene brings it back, in both worlds
+    // (the page's and the worker's build the same rigs; the worker's poses keep arriving)
+    const rigsAfter = async (name: string, rigs: number) => {
+      await panelControl(page, 'scene').locator('select').selectOption(name);
+      await page.waitForFunction(([n, r]) => window.__physik!.sceneName === n && window.__physik!.world.physik.rigs.length === r, [name, rigs] as const, { timeout: 20_000 });
+      const seen = await page.evaluate(() => (window.__physik as WS)!.posesRead);
+      await page.waitForFunction((n) => (window.__physik as WS)!.posesRead > n + 2, seen, { timeout: 30_000 });
+    };
+    await rigsAfter('humanoid', 1);
+    await rigsAfter('crowd', 101);
+    expect(await page.evaluate(() => window.__physik!.crowd)).toBe(100);
     expect(await page.locator('#error').isVisible()).toBe(false);
     expect(errors).toEqual([]);
     await page.close();

@@ -192,16 +192,26 @@ const catalogue: Case[] = [
 // ---------------------------------------------------------------------------------------
 // the world every refusal must leave alone
 
-/** Everything of the world a refused input must not touch, as bytes and plain data. */
-function stateOf(world: PhysikWorld) {
-  const stores: Record<string, Uint8Array> = {};
+/**
+ * Every array field of the world's stores, by "Store.field", as a typed array (double fields
+ * are plain arrays: taken as Float64Arrays, so their bytes are compared and their NaNs found).
+ */
+function storeFields(world: PhysikWorld): [string, ArrayBufferView][] {
+  const out: [string, ArrayBufferView][] = [];
   for (const [name, store] of Object.entries(world.physik)) {
     if (!store || typeof store !== 'object' || Array.isArray(store)) continue;
     for (const [field, value] of Object.entries(store as Record<string, unknown>)) {
-      const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value; // double fields are plain arrays: their bytes as Float64s
-      if (ArrayBuffer.isView(arr)) stores[`${name}.${field}`] = new Uint8Array(arr.buffer.slice(arr.byteOffset, arr.byteOffset + arr.byteLength));
+      const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value;
+      if (ArrayBuffer.isView(arr)) out.push([`${name}.${field}`, arr]);
     }
   }
+  return out;
+}
+
+/** Everything of the world a refused input must not touch, as bytes and plain data. */
+function stateOf(world: PhysikWorld) {
+  const stores: Record<string, Uint8Array> = {};
+  for (const [key, arr] of storeFields(world)) stores[key] = new Uint8Array(arr.buffer.slice(arr.byteOffset, arr.byteOffset + arr.byteLength));
   const rigs = world.physik.rigs.map((r) => ({
     eid: r.eid, name: r.name, settings: { ...r.settings }, bones: Array.from(r.bones), boneNames: [...r.boneNames],
     joints: Array.from(r.joints), controlPoints: Array.from(r.controlPoints), controlPointNames: [...r.controlPointNames],
@@ -214,15 +224,9 @@ function stateOf(world: PhysikWorld) {
 
 /** Store fields holding a NaN (an empty list when there is none). */
 function nanFields(world: PhysikWorld): string[] {
-  const out: string[] = [];
-  for (const [name, store] of Object.entries(world.physik)) {
-    if (!store || typeof store !== 'object' || Array.isArray(store)) continue;
-    for (const [field, value] of Object.entries(store as Record<string, unknown>)) {
-      const arr = Array.isArray(value) ? Float64Array.from(value as number[]) : value; // double fields are plain arrays
-      if (arr instanceof Float64Array || arr instanceof Float32Array) if (arr.some((x) => Number.isNaN(x))) out.push(`${name}.${field}`);
-    }
-  }
-  return out;
+  return storeFields(world)
+    .filter(([, arr]) => (arr instanceof Float64Array || arr instanceof Float32Array) && arr.some((x) => Number.isNaN(x)))
+    .map(([key]) => key);
 }
 
 function expectSameWorld(before: ReturnType<typeof stateOf>, world: PhysikWorld): void {
