@@ -14,7 +14,7 @@
  */
 import { loadSceneFile, readInputFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
-import { runScene, checkExpect, type RunSummary } from '../scene/run';
+import { runScene, checkExpect, STEADY_STEPS, type RunSummary } from '../scene/run';
 import { settingEnums } from '../core/settings';
 import { writeFileSync } from 'node:fs';
 import { addRig, createPhysikWorld } from '../core';
@@ -255,7 +255,8 @@ function printRun(summary: RunSummary, expectResult: ReturnType<typeof checkExpe
   out(`  joint gap         ${fmt(summary.maxJointGap)}`);
   out(`  kinetic energy    ${fmt(summary.kineticEnergy)} (peak ${fmt(summary.peakKineticEnergy)})`);
   out(`  passes per step   mean ${summary.passesPerStep.mean.toFixed(2)}  max ${summary.passesPerStep.max}`);
-  out(`  time per step     ${(summary.msPerStep * 1000).toFixed(1)} us${summary.crowd ? ' (the whole world)' : ''}`);
+  const steadySteps = Math.min(STEADY_STEPS, summary.steps);
+  out(`  time per step     ${(summary.msPerStepSteady * 1000).toFixed(1)} us over the last ${steadySteps} steps, ${(summary.msPerStep * 1000).toFixed(1)} us over the run${summary.crowd ? ' (the whole world)' : ''}; the first few hundred steps of a process run before V8 has compiled the step`);
   const c = summary.crowd;
   if (c) out(`  crowd             ${c.rigs} copies, finite ${c.finite}, target error max ${fmt(c.maxTargetError)} mean ${fmt(c.meanTargetError)}, ${c.converged} at rest, ${c.stepsPerSecond.toFixed(0)} world steps/s`);
   out(`  shape             largest bend change ${fmt(summary.maxBendDeg)} deg, bend variation ${fmt(summary.bendVariation)}, off rest ${fmt(summary.restDeviation)} × height`);

@@ -26,9 +26,12 @@ describe('physik run --json', () => {
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     for (const key of ['scene', 'solver', 'steps', 'converged', 'stepsToConverge', 'maxTargetError', 'meanTargetError',
-      'maxJointGap', 'maxLimitViolationDeg', 'kineticEnergy', 'passesPerStep', 'msPerStep', 'finite', 'pose']) {
+      'maxJointGap', 'maxLimitViolationDeg', 'kineticEnergy', 'passesPerStep', 'msPerStep', 'msPerStepSteady', 'finite', 'pose']) {
       expect(j, key).toHaveProperty(key);
     }
+    // wall times: positive, and the last 100 steps' mean no more than 100/600 of the run's total
+    expect(j.msPerStepSteady).toBeGreaterThan(0);
+    expect(j.msPerStepSteady * 100).toBeLessThanOrEqual(j.msPerStep * j.steps * (1 + 1e-9));
     expect(j.finite).toBe(true);
     expect(j.solver).toBe('physik');
     expect(Object.keys(j.pose)).toHaveLength(18);
