@@ -10,8 +10,8 @@
  * with `npm run bench:ab -- --detached`: humanoid step 0.86 of the time with a buffer detached,
  * 0.94 without). Integer and flag fields stay typed arrays (Int32Array, Uint8Array): they are
  * read far less in a step. Copy into and out of double fields with `copyDoubles`. A double
- * field's backing store may be up to ~1.5× its length (it is built by pushing); copying it into
- * an array of the exact length measured 2-6% slower in the step, so it is left so.
+ * field's backing store is up to ~1.5× its length (src/math/doubles.ts leaves it as pushing
+ * would); copying it into an array of the exact length measured 2-6% slower in the step.
  */
 import { doubles } from '../src/math/doubles';
 

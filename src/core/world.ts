@@ -110,12 +110,12 @@ export type SettleListener = (event: SettleEvent) => void;
 export type PhysikWorld = World<{ physik: PhysikContext }>;
 
 export interface PhysikOptions {
-  /** Initial entity capacity of the stores (they grow on demand). */
+  /** Initial entity capacity of the stores (default 64, a rig or two; they grow on demand, addRigs once for all its rigs). */
   capacity?: number;
 }
 
 function createContext(options: PhysikOptions = {}): PhysikContext {
-  const capacity = Math.max(16, options.capacity ?? 1024);
+  const capacity = Math.max(16, options.capacity ?? 64);
   return {
     Bone: createBoneStore(capacity),
     Joint: createJointStore(capacity),

@@ -64,6 +64,22 @@ describe('crowd', () => {
     });
   });
 
+  it('a crowd added to a running world grows its stores without disturbing the rig already there', () => {
+    // the stores start small (64 entities) and grow once for the whole crowd, past the size
+    // where their arrays are joined from chunks (src/math/doubles.ts)
+    const alone = crowdWorld(1, 5), grown = crowdWorld(1, 5);
+    step(alone.world, 60); step(grown.world, 60);
+    const crowd = addRigs(grown.world, crowdOf(humanoid, 120, { seed: 9 })).map((h) => h.rig);
+    expect(grown.world.physik.Bone.rot.length).toBeGreaterThan(4 * 120 * 18);
+    expect(readPose(grown.world, grown.rigs[0]!)).toEqual(readPose(alone.world, alone.rigs[0]!));
+    step(alone.world, 60); step(grown.world, 60);
+    expect(readPose(grown.world, grown.rigs[0]!)).toEqual(readPose(alone.world, alone.rigs[0]!));
+    expect(readMetrics(grown.world, grown.rigs[0]!).targetErrors).toEqual(readMetrics(alone.world, alone.rigs[0]!).targetErrors);
+    // and the last copy, whose values sit at the end of the grown arrays, moved and stayed finite
+    const last = readPose(grown.world, crowd[crowd.length - 1]!);
+    expect(Object.values(last).every((b) => [...b.head, ...b.local].every(Number.isFinite))).toBe(true);
+  });
+
   it('addRigs refuses a bad input by its index, adding nothing', () => {
     const world = createPhysikWorld();
     const inputs = crowdOf(humanoid, 3);
