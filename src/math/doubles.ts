@@ -31,9 +31,12 @@ export function doubles(n: number): number[] {
     return a.fill(0);
   }
   if (!chunk) { chunk = []; for (let i = 0; i < CHUNK; i++) chunk.push(0.5); }
-  const full = n + (n >> 1);
-  for (let left = full; left > 0; left -= CHUNK) pieces.push(chunk);
-  const a = chunk.concat(...pieces);
+  // 1.5 n values, then the length cut to n: V8 keeps the backing store (it trims only when
+  // under half of it would be used)
+  let left = n + (n >> 1);
+  for (; left > CHUNK; left -= CHUNK) pieces.push(chunk);
+  pieces.push(left === CHUNK ? chunk : chunk.slice(0, left));
+  const a = ([] as number[]).concat(...pieces);
   pieces.length = 0;
   a.length = n;
   return a.fill(0);
