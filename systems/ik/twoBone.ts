@@ -34,8 +34,10 @@
  *   (d1 × d2); last step's normal; the rest bend carried by P; the joint frame's z axis signed by
  *   `bendDirection`. The reference is carried by the shortest rotation taking the current reach
  *   direction to the new one (parallel transport), then made perpendicular to the new reach:
- *   continuous for any continuous target path, never degenerate unless the reach reverses
- *   exactly. In 'path-independent' mode the rest pose is the reference and nothing is kept.
+ *   continuous for any continuous target path. When the reach reverses exactly, the half turn
+ *   is about the reference itself, so the bend keeps its plane and sense (as for a target just
+ *   beside the reversed reach in that plane). In 'path-independent' mode the rest pose is the
+ *   reference and nothing is kept.
  * - `bendDirection` picks the sign when the normal comes from a default axis (hinge or z);
  *   for a hinge whose range allows only one sign, the range wins.
  *
@@ -79,6 +81,28 @@ export function quatArc(out: Float64Array, o: number, a: Float64Array, ao: numbe
   const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx, w = 1 + d;
   const n = Math.sqrt(cx * cx + cy * cy + cz * cz + w * w);
   out[o] = cx / n; out[o + 1] = cy / n; out[o + 2] = cz / n; out[o + 3] = w / n;
+}
+
+/**
+ * quatArc, except that when a and b are opposite the half turn is about h[ho..] made
+ * perpendicular to a (quatArc's axis if h is along a). quatArc's own axis then depends on
+ * which tiny component round-off left in a, and a half turn about an axis in the bend plane
+ * reverses the bend normal; about the normal it keeps the bend, as any target a little beside
+ * the reversed reach in the bend plane does.
+ */
+export function quatArcAbout(out: Float64Array, o: number, a: Float64Array, ao: number, b: Float64Array, bo: number, h: Float64Array, ho: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!;
+  if (ax * b[bo]! + ay * b[bo + 1]! + az * b[bo + 2]! < -1 + 1e-12) {
+    const hx = h[ho]!, hy = h[ho + 1]!, hz = h[ho + 2]!;
+    const dh = hx * ax + hy * ay + hz * az;
+    const px = hx - dh * ax, py = hy - dh * ay, pz = hz - dh * az;
+    const n = Math.sqrt(px * px + py * py + pz * pz);
+    if (n > 1e-6 * Math.sqrt(hx * hx + hy * hy + hz * hz)) {
+      out[o] = px / n; out[o + 1] = py / n; out[o + 2] = pz / n; out[o + 3] = 0;
+      return;
+    }
+  }
+  quatArc(out, o, a, ao, b, bo);
 }
 
 /** Rotation R with R·a1 = b1 and R·a2 = b2 (each pair orthonormal) into out[o]. */
@@ -664,8 +688,8 @@ function bendNormal(world: PhysikWorld, rig: RigRecord, state: TwoBoneState, ci:
       let side = independent || !state.poleUsed[ci] ? 1 : state.poleSide[ci]!;
       const px = (my * uz - mz * uy) / ml, py = (mz * ux - mx * uz) / ml, pz = (mx * uy - my * ux) / ml;
       if (!independent && state.poleUsed[ci] && state.hasNormal[ci]) {
-        // last normal carried by the change of reach direction
-        quatArc(sq, 4, cu, 0, cu, 3);
+        // last normal carried by the change of reach direction (a reversed reach turns about it)
+        quatArcAbout(sq, 4, cu, 0, cu, 3, state.normal, ci * 3);
         quatRotateArr(sv, 12, sq, 4, state.normal, ci * 3);
         if (side * (px * sv[12]! + py * sv[13]! + pz * sv[14]!) < 0) side = -side;
       }
@@ -704,7 +728,7 @@ function bendNormal(world: PhysikWorld, rig: RigRecord, state: TwoBoneState, ci:
       rx = sigma * sv[12]!; ry = sigma * sv[13]!; rz = sigma * sv[14]!;
     }
     sv[21] = rx; sv[22] = ry; sv[23] = rz;
-    quatArc(sq, 4, cu, 0, cu, 3);
+    quatArcAbout(sq, 4, cu, 0, cu, 3, sv, 21);
     quatRotateArr(sv, 12, sq, 4, sv, 21);
     nx = sv[12]!; ny = sv[13]!; nz = sv[14]!;
     const dn = nx * ux + ny * uy + nz * uz;

@@ -194,6 +194,74 @@ describe('twoBone solver', () => {
     expect((maxTurn * 180) / Math.PI).toBeLessThan(15);
   });
 
+  describe('a target exactly on the reversed reach (the reach turns by 180 degrees)', () => {
+    /** An arm of two bones along d1 and d2 from the origin, the hand at the forearm's tail. */
+    const rig = (d1: V3, d2: V3, settings: Partial<Settings> = {}, extra: ControlPointDescription[] = []) => build({
+      rig: {
+        name: 'arm', root: 'pinned', bones: [
+          { name: 'upper', parent: null, direction: d1, length: 0.3, head: [0, 0, 0] },
+          { name: 'forearm', parent: 'upper', direction: d2, length: 0.28 },
+        ],
+      },
+      controlPoints: [{ name: 'hand', bone: 'forearm', at: 1 }, ...extra],
+      settings: { solver: 'twoBone', interpolation: 'none', ...settings },
+    });
+    type Arm = ReturnType<typeof rig>;
+    const bendNormal = (a: Arm): V3 => {
+      const e = elbowOf(a.world, a.handle), n = cross(e, sub(handOf(a.world, a.handle), e));
+      return n.map((x) => x / norm(n)) as V3;
+    };
+    /** Target 0.4 from the shoulder opposite the current hand, turned by `turn` rad about `axis`. */
+    const reversed = (a: Arm, axis: V3, turn = 0): V3 => {
+      const h = handOf(a.world, a.handle), s = -0.4 / norm(h);
+      const t: V3 = [h[0] * s, h[1] * s, h[2] * s];
+      const c = Math.cos(turn), sn = Math.sin(turn), k = cross(axis, t), kd = dot(axis, t);
+      return turn === 0 ? t : (t.map((x, i) => x * c + k[i]! * sn + axis[i]! * kd * (1 - c)) as V3);
+    };
+    /** Solve for the reversed target (turned by `turn` in the bend plane) and return the bend normal. */
+    const solveReversed = (make: () => Arm, first: V3 | null, axis: (a: Arm) => V3, turn: number): V3 => {
+      const a = make();
+      const cp = a.handle.controlPoints['hand']!;
+      if (first) { setTarget(a.world, cp, first); step(a.world, 1); }
+      const t = reversed(a, axis(a), turn);
+      setTarget(a.world, cp, t);
+      step(a.world, 1);
+      expect(dist(handOf(a.world, a.handle), t)).toBeLessThan(1e-9);
+      return bendNormal(a);
+    };
+
+    it('bends the way bendDirection asks from a straight arm, as for targets just beside it', () => {
+      const z: V3 = [0, 0, 1];
+      for (const dir of [[1, 0, 0], [1, 1, 0]] as V3[]) {
+        for (const bendDirection of ['positive', 'negative'] as const) {
+          const make = () => rig(dir, dir, { bendDirection });
+          const sigma = bendDirection === 'positive' ? 1 : -1;
+          for (const turn of [1e-5, -1e-5]) expect(dot(solveReversed(make, null, () => z, turn), z)).toBeCloseTo(sigma, 9);
+          expect(dot(solveReversed(make, null, () => z, 0), z), `${dir} ${bendDirection}`).toBeCloseTo(sigma, 9);
+        }
+      }
+    });
+
+    it('keeps a bent arm\'s bend plane and sense', () => {
+      for (const d2 of [[0, 0, 1], [0, 1, 0]] as V3[]) {
+        const make = () => rig([1, 0, 0], d2);
+        const n0 = bendNormal(make());
+        expect(dot(solveReversed(make, null, () => n0, 0), n0), `forearm along ${d2}`).toBeCloseTo(1, 9);
+      }
+    });
+
+    it('keeps the elbow on the pole\'s side', () => {
+      const make = () => rig([1, 0, 0], [1, 0, 0], {}, [{ name: 'pole', bone: 'forearm', role: 'pole', target: [0.2, 0.5, 1] }]);
+      for (const first of [[0.3, 0, 0.3], [0.25, 0.1, 0.2]] as V3[]) {
+        const a = make();
+        setTarget(a.world, a.handle.controlPoints['hand']!, first);
+        step(a.world, 1);
+        const n0 = bendNormal(a);
+        expect(dot(solveReversed(make, first, () => n0, 0), n0), `first target ${first}`).toBeCloseTo(1, 9);
+      }
+    });
+  });
+
   it('handles a goal at the head of the second bone (a zero-length second link)', () => {
     const { world, handle } = build({
       rig: { name: 'leg', root: 'pinned', bones: [
