@@ -2,26 +2,31 @@
  * `physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]`: the scene
  * run by PhysIK and by its Rapier mirror for the same simulated time (src/rapier), with the
  * distance between the two rigs' bone tips per bone and overall, the step each came to rest
- * and the time per step of each. Bad arguments exit 2, a bad scene exits 1 (as `run`).
- * Rapier is imported only when this command runs.
+ * and the time per step of each. `--dynamics` adds (or, without a scene, is) the dynamics
+ * check: two undamped rigs' tip paths over 2 s against Rapier multibody joints at a small step
+ * (src/rapier/dynamics.ts); with a scene and --json its result is the field `dynamics`.
+ * Bad arguments exit 2, a bad scene exits 1 (as `run`). Rapier is imported only when this
+ * command runs.
  */
 import { loadSceneFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
 import type { CrosscheckResult } from '../rapier/crosscheck';
+import type { DynamicsCheckResult } from '../rapier/dynamics';
 import type { JointModel } from '../rapier/jointPlan';
 
-export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]';
+export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]\n       physik crosscheck --dynamics [--json]';
 const jointChoices: readonly JointModel[] = ['impulse', 'multibody'];
 
 class UsageError extends Error {}
 
-interface Args { file: string; json: boolean; steps?: number; joints: JointModel }
+interface Args { file?: string; json: boolean; steps?: number; joints: JointModel; dynamics: boolean }
 
 function parse(argv: string[]): Args {
-  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse';
+  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse', dynamics = false, jointsGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') json = true;
+    else if (a === '--dynamics') dynamics = true;
     else if (a === '--steps') {
       const v = argv[++i];
       if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`--steps expects a non-negative integer, got ${v === undefined ? 'nothing' : `"${v}"`}`);
@@ -31,12 +36,14 @@ function parse(argv: string[]): Args {
       const v = argv[++i];
       if (!jointChoices.includes(v as JointModel)) throw new UsageError(`--joints expects impulse or multibody, got ${v === undefined ? 'nothing' : `"${v}"`}`);
       joints = v as JointModel;
+      jointsGiven = true;
     } else if (a.startsWith('-')) throw new UsageError(`unknown option "${a}" for crosscheck\nusage: ${crosscheckUsage}`);
     else if (file === undefined) file = a;
     else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
   }
-  if (!file) throw new UsageError(`crosscheck: missing <scene.json>\nusage: ${crosscheckUsage}`);
-  return { file, json, steps, joints };
+  if (!file && !dynamics) throw new UsageError(`crosscheck: missing <scene.json>\nusage: ${crosscheckUsage}`);
+  if (!file && (steps !== undefined || jointsGiven)) throw new UsageError('crosscheck: --steps and --joints apply to a scene (the dynamics check runs its own rigs)');
+  return { file, json, steps, joints, dynamics };
 }
 
 const pct = (v: number) => `${(v * 100).toFixed(2)}%`;
@@ -58,6 +65,18 @@ function print(r: CrosscheckResult, out: (s: string) => void): void {
   out(`  targets        ${r.targets}`);
 }
 
+function printDynamics(r: DynamicsCheckResult, out: (s: string) => void): void {
+  out(`dynamics · tip paths over ${r.seconds} s, PhysIK against Rapier multibody joints at dt ${r.rapierDt} (undamped; distances / the rig's height)`);
+  for (const c of r.cases) {
+    out(`  ${c.name}: ${c.description}`);
+    out(`    height ${num(c.height)}, the tip moves up to ${pct(c.tipExcursion)} of it${c.rapierFinite ? '' : ' · Rapier diverged'}; Rapier's own error ${pct(c.rapierError)} (against half its step), its energy change ${pct(c.rapierEnergyChange)}`);
+    const head = ['PhysIK dt', 'centripetal', 'max', 'RMS', 'at the end', 'energy change', 'retried steps'];
+    const rows = c.runs.map((x) => [String(x.dt), x.centripetal ? 'on' : 'off', pct(x.maxTipDifference), pct(x.rmsTipDifference), pct(x.finalTipDifference), pct(x.energyChange), String(x.retriedSteps)]);
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    for (const row of [head, ...rows]) out(`    ${row.map((cell, i) => (i === 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`);
+  }
+}
+
 /** Run the command; returns the exit code. */
 export async function crosscheckCommand(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
   let args: Args;
@@ -68,11 +87,22 @@ export async function crosscheckCommand(argv: string[], out: (s: string) => void
     return 2;
   }
   try {
-    const scene = loadSceneFile(args.file);
-    const { runCrosscheck } = await import('../rapier/crosscheck');
-    const result = await runCrosscheck(scene, { steps: args.steps, jointModel: args.joints });
-    if (args.json) out(JSON.stringify(result));
-    else print(result, out);
+    let result: CrosscheckResult | undefined;
+    if (args.file) {
+      const scene = loadSceneFile(args.file);
+      const { runCrosscheck } = await import('../rapier/crosscheck');
+      result = await runCrosscheck(scene, { steps: args.steps, jointModel: args.joints });
+    }
+    let dynamics: DynamicsCheckResult | undefined;
+    if (args.dynamics) {
+      const { runDynamicsCheck } = await import('../rapier/dynamics');
+      dynamics = await runDynamicsCheck();
+    }
+    if (args.json) out(JSON.stringify(result ? { ...result, ...(dynamics ? { dynamics } : {}) } : dynamics));
+    else {
+      if (result) print(result, out);
+      if (dynamics) printDynamics(dynamics, out);
+    }
     return 0;
   } catch (e) {
     if (e instanceof SceneError) { err(e.message); return 1; }

@@ -7,9 +7,10 @@
  *   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
  *                                                                   record the run as animation
  *   physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
- *   physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]
- *                                                                   PhysIK against a Rapier mirror (crosscheck.ts)
  *                                                                   a rig from glTF or BVH, as a scene file
+ *   physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]
+ *                                                                   PhysIK against a Rapier mirror (crosscheck.ts)
+ *   physik crosscheck --dynamics [--json]                          undamped swings against Rapier multibody joints
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
  */
 import { loadSceneFile, readInputFile } from '../scene/loadFile';
@@ -73,7 +74,8 @@ const usage = `usage:
   physik validate <scene.json>
   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
   physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
-  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody]`;
+  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]
+  physik crosscheck --dynamics [--json]`;
 
 class UsageError extends Error {}
 
