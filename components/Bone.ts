@@ -43,6 +43,8 @@ export const BoneLayout = {
   limitInertia: [Float64Array, 1],
   /** Inverse effective inertia in world frame, symmetric 3×3 as xx, xy, xz, yy, yz, zz. */
   invInertiaWorld: [Float64Array, 6],
+  /** Gyroscopic torque this step (systems/gyroscopicTorques.ts; part of torque). */
+  gyroTorque: [Float64Array, 3],
   /** Linear and angular acceleration after the joint solve. */
   acc: [Float64Array, 3],
   angAcc: [Float64Array, 3],

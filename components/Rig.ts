@@ -16,7 +16,7 @@ export const RigLayout = {
   pinned: [Uint8Array, 1],
   /** Where the root's head is pinned (pinned rigs). */
   pin: [Float64Array, 3],
-  /** Largest extent of the rest pose: the unit for caps, rest speed and normalised errors. */
+  /** Diameter of the rest pose (rotation-invariant, src/core/rigScale.ts): the unit for caps, rest speed and normalised errors. */
   height: [Float64Array, 1],
   step: [Int32Array, 1],
   /** Joint solve of the last step: passes, largest mismatch, status (STATUS_*). */
@@ -61,6 +61,21 @@ export const RigLayout = {
   progressStep: [Int32Array, 1],
   /** Set when targets, active flags or settings change (src/core/wake.ts); cleared by settling. */
   changed: [Uint8Array, 1],
+  /**
+   * Conservation (systems/momentumBudget.ts, systems/conservationProjection.ts): 1 when this
+   * step's budget was recorded; the linear and angular momentum the step should end with (the
+   * angular one about the pin of a pinned rig, its centre of mass otherwise) and that point; the
+   * mechanical energy at the step's start and end; the lowest energy since anything but the
+   * step changed it (the guard's reference); energy the guard removed (total), steps it acted on.
+   */
+  conserve: [Uint8Array, 1],
+  expectedMomentum: [Float64Array, 6],
+  momentumPoint: [Float64Array, 3],
+  energyStart: [Float64Array, 1],
+  energyEnd: [Float64Array, 1],
+  energyReference: [Float64Array, 1],
+  energyRemoved: [Float64Array, 1],
+  energyGuardSteps: [Int32Array, 1],
   /** 1 while the rig sleeps (converged, not stepped until a target moves or a setting changes). */
   sleeping: [Uint8Array, 1],
   /** Hybrid finish since targets or settings last changed: 0 not tried, 1 reached the goals, 2 stopped short (PhysIK went on). */

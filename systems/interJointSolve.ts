@@ -2,8 +2,8 @@
  * Inter-joint force solve (PhysIK section 3.2, eqs. 1-11). Bones are independent rigid rods;
  * forces at each joint keep the bones' accelerations at the joint equal.
  *
- * Each bone's acceleration from its external force and torque (eq. 1, with the gyroscopic
- * term), then the joint forces kept from the last step (warm start). At a joint with bones
+ * Each bone's acceleration from its external force and torque (eq. 1; the gyroscopic torque
+ * is part of the torque, systems/gyroscopicTorques.ts), then the joint forces kept from the last step (warm start). At a joint with bones
  * i = 1..k, bone i accelerates at the joint point as ā_i = a_i + M_i F_i (eq. 4), where a_i is
  * its acceleration there from everything but this joint's update and
  * M(r) = m⁻¹ I₃ + [r]ₓᵀ I⁻¹ [r]ₓ (eq. 3). Equal accelerations v and forces summing to zero
@@ -74,12 +74,12 @@ export function applyForce(Bone: BoneStore, b: number, r: Float64Array, ro: numb
 
 /** Accelerations of every bone from external forces and torques alone (eq. 1). */
 function freeAccelerations(Bone: BoneStore, rig: RigRecord): void {
-  const { rot, effMass, effInertiaWorld: E, inertia, invInertiaWorld: J, angVel, force: F, torque, acc, angAcc } = Bone;
+  const { effMass, effInertiaWorld: E, invInertiaWorld: J, force: F, torque, acc, angAcc } = Bone;
   // symInvert, rotatedDiagonalArr and symMulArr written out in registers (the same arithmetic
   // in the same order, so the same bits), without their scratch arrays
   for (let bi = 0; bi < rig.bones.length; bi++) {
     const b = rig.bones[bi]!;
-    const b3 = b * 3, b6 = b * 6, q = b * 4;
+    const b3 = b * 3, b6 = b * 6;
     // J = E⁻¹ (symmetric); a singular or non-finite E leaves J as it was, as symInvert does
     {
       const a = E[b6]!, bb = E[b6 + 1]!, c = E[b6 + 2]!, d = E[b6 + 3]!, e = E[b6 + 4]!, f = E[b6 + 5]!;
@@ -93,23 +93,8 @@ function freeAccelerations(Bone: BoneStore, rig: RigRecord): void {
         J[b6 + 3] = (a * f - c * c) * inv; J[b6 + 4] = -(a * e - bb * c) * inv; J[b6 + 5] = (a * d - bb * bb) * inv;
       }
     }
-    // gyroscopic term ω × (I ω) with the bone's true inertia I = R diag(inertia) Rᵀ
-    const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-    const dx = inertia[b3]!, dy = inertia[b3 + 1]!, dz = inertia[b3 + 2]!;
-    const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
-    const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
-    const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
-    const ixx = r00 * r00 * dx + r01 * r01 * dy + r02 * r02 * dz;
-    const ixy = r00 * r10 * dx + r01 * r11 * dy + r02 * r12 * dz;
-    const ixz = r00 * r20 * dx + r01 * r21 * dy + r02 * r22 * dz;
-    const iyy = r10 * r10 * dx + r11 * r11 * dy + r12 * r12 * dz;
-    const iyz = r10 * r20 * dx + r11 * r21 * dy + r12 * r22 * dz;
-    const izz = r20 * r20 * dx + r21 * r21 * dy + r22 * r22 * dz;
-    const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-    const vx = ixx * wx + ixy * wy + ixz * wz, vy = ixy * wx + iyy * wy + iyz * wz, vz = ixz * wx + iyz * wy + izz * wz;
-    const tx = torque[b3]! - (wy * vz - wz * vy);
-    const ty = torque[b3 + 1]! - (wz * vx - wx * vz);
-    const tz = torque[b3 + 2]! - (wx * vy - wy * vx);
+    // (the gyroscopic torque is in the torque already: systems/gyroscopicTorques.ts)
+    const tx = torque[b3]!, ty = torque[b3 + 1]!, tz = torque[b3 + 2]!;
     const im = 1 / effMass[b]!;
     acc[b3] = F[b3]! * im; acc[b3 + 1] = F[b3 + 1]! * im; acc[b3 + 2] = F[b3 + 2]! * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;

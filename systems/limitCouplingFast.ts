@@ -47,7 +47,6 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
-  if (gyro.length < 3 * n) gyro = doubles(3 * Math.max(n, 2 * (gyro.length / 3)));
 
   // Up: A and g of every bone about its head, with its subtree folded in; then the root into
   // the world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and
@@ -115,16 +114,14 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   return Number.isFinite(u[0]!) && Number.isFinite(u[3]!);
 }
 
-/** The gyroscopic torque ω × (I ω) of each bone (depth-first index) from loadBodyAtHead, for fastAccelerations. */
-let gyro = doubles(3 * 32);
-
 /**
  * A (21 values) and g of bone b at depth-first index i, about its head (see the header), from
- * its force and torque: g's angular part is the net torque τ − ω × (I ω) itself (= I α0), so no
+ * its force and torque: g's angular part is the net torque itself (= I α0; the gyroscopic torque
+ * is in it, systems/gyroscopicTorques.ts), so no
  * free accelerations are needed first.
  */
 function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, i: number, on: boolean): void {
-  const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre, rot, inertia } = Bone;
+  const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre } = Bone;
   const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6, q = b * 4;
   const m = effMass[b]!;
   const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
@@ -138,21 +135,7 @@ function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: num
   // A22 = I + m (|d|² I − d dᵀ)
   A[a + 15] = ixx + my * dy + mz * dz; A[a + 16] = ixy - mx * dy; A[a + 17] = ixz - mx * dz;
   A[a + 18] = iyy + mx * dx + mz * dz; A[a + 19] = iyz - my * dz; A[a + 20] = izz + mx * dx + my * dy;
-  // gyroscopic torque ω × (I ω) with the bone's true inertia I = R diag(inertia) Rᵀ (eq. 1)
   const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-  let gx = 0, gy = 0, gz = 0;
-  {
-    const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-    const ex = inertia[b3]!, ey = inertia[b3 + 1]!, ez = inertia[b3 + 2]!;
-    const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
-    const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
-    const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
-    // I ω = R (diag (Rᵀ ω))
-    const lx = (r00 * wx + r10 * wy + r20 * wz) * ex, ly = (r01 * wx + r11 * wy + r21 * wz) * ey, lz = (r02 * wx + r12 * wy + r22 * wz) * ez;
-    const vx = r00 * lx + r01 * ly + r02 * lz, vy = r10 * lx + r11 * ly + r12 * lz, vz = r20 * lx + r21 * ly + r22 * lz;
-    gx = wy * vz - wz * vy; gy = wz * vx - wx * vz; gz = wx * vy - wy * vx;
-  }
-  gyro[i * 3] = gx; gyro[i * 3 + 1] = gy; gyro[i * 3 + 2] = gz;
   // f = F − m ω×(ω×d); g = (f, d × f + τ − ω × (I ω))
   let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
   if (on) {
@@ -160,14 +143,14 @@ function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: num
     fx -= m * (wy * uz - wz * uy); fy -= m * (wz * ux - wx * uz); fz -= m * (wx * uy - wy * ux);
   }
   g[g6] = fx; g[g6 + 1] = fy; g[g6 + 2] = fz;
-  g[g6 + 3] = dy * fz - dz * fy + torque[b3]! - gx;
-  g[g6 + 4] = dz * fx - dx * fz + torque[b3 + 1]! - gy;
-  g[g6 + 5] = dx * fy - dy * fx + torque[b3 + 2]! - gz;
+  g[g6 + 3] = dy * fz - dz * fy + torque[b3]!;
+  g[g6 + 4] = dz * fx - dx * fz + torque[b3 + 1]!;
+  g[g6 + 5] = dx * fy - dy * fx + torque[b3 + 2]!;
 }
 
 /**
  * After fastCoupledJointForces: every bone's acceleration and angular acceleration from its
- * force, torque, gyroscopic torque, the joint forces at its head and its children's heads and
+ * force, torque (the gyroscopic torque in it), the joint forces at its head and its children's heads and
  * the limit springs' coupling torques (Newton-Euler, eq. 1, in one pass), its inverse world
  * inertia J = E⁻¹ (a singular or non-finite E leaves J as it was), and the coupling torques
  * added to Bone.torque (τ on the child, −τ on its parent, as applyCouplingTorques does).
@@ -198,7 +181,7 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     }
     const cx = centre[b3]!, cy = centre[b3 + 1]!, cz = centre[b3 + 2]!;
     let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
-    let tx = torque[b3]! - gyro[i * 3]!, ty = torque[b3 + 1]! - gyro[i * 3 + 1]!, tz = torque[b3 + 2]! - gyro[i * 3 + 2]!;
+    let tx = torque[b3]!, ty = torque[b3 + 1]!, tz = torque[b3 + 2]!;
     // the coupling torques: τ of its own joint, −τ of each child's
     let sx = tau[i * 3]!, sy = tau[i * 3 + 1]!, sz = tau[i * 3 + 2]!;
     if (i > 0 || rootHeld) {

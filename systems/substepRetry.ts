@@ -31,6 +31,7 @@ import { STATUS_DIVERGED } from '../components';
 import { damping } from './damping';
 import { controlSprings } from './controlSprings';
 import { torsionSprings } from './torsionSprings';
+import { gyroscopicTorques } from './gyroscopicTorques';
 import { interJointSolve } from './interJointSolve';
 import { integrate } from './integrate';
 import { forwardKinematics, forwardKinematicsOf } from './forwardKinematics';
@@ -150,6 +151,7 @@ function substeps(world: PhysikWorld, rig: RigRecord, k: number): boolean {
       damping(world);
       controlSprings(world);
       torsionSprings(world);
+      gyroscopicTorques(world);
       interJointSolve(world);
       integrate(world);
       if (Rig.substeps[rig.eid] === 0) return false;

@@ -47,7 +47,7 @@
  * integration was tried first: it bounded the angle exactly but leaked the pull's reaction
  * into the parent, so pressed arms crept or spun instead of resting.)
  */
-import type { PhysikWorld } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './limitCoupling';
@@ -157,6 +157,37 @@ function longWayLower(L: PhysikWorld['physik']['AngularLimit'], b3: number): boo
   if (!(e > 0)) return false; // inside every limit (most joints): nothing is lower
   rigLimitEnergy(L, b3, true);
   return energyOut[0]! < e;
+}
+
+/**
+ * Energy held by bone b's limit springs, to out[o]: at the joint angles the last torsionSprings
+ * pass measured (AngularLimit.angle, with its stiffness AngularLimit.k), or at the current pose
+ * when `current` (the rotation vector and its long-way choice as torsionSprings takes them).
+ * Band, hard stop and cap as the springs apply them (the integral of their torque).
+ */
+export function limitSpringEnergy(world: PhysikWorld, rig: RigRecord, b: number, current: boolean, out: Float64Array, o: number): void {
+  const L = world.physik.AngularLimit;
+  const b3 = b * 3;
+  const s = rig.settings;
+  springParams[0] = s.limitTolerance;
+  springParams[1] = s.limitHardStop ? s.limitHardStopDeg * DEG : -1;
+  springParams[2] = s.limitSpring === 'capped' ? s.limitCapDeg * DEG : -1;
+  if (current) {
+    jointRotationVector(world, b, energyPhi);
+    const x = energyPhi[0]!, y = energyPhi[1]!, z = energyPhi[2]!;
+    const turn = Math.sqrt(x * x + y * y + z * z);
+    if (turn > ALT_MIN_TURN) {
+      const g = (turn - 2 * Math.PI) / turn;
+      springParams[3] = g;
+      if (longWayLower(L, b3)) { energyPhi[0] = x * g; energyPhi[1] = y * g; energyPhi[2] = z * g; }
+    }
+  } else {
+    energyPhi[0] = L.angle[b3]!; energyPhi[1] = L.angle[b3 + 1]!; energyPhi[2] = L.angle[b3 + 2]!;
+  }
+  rigLimitEnergy(L, b3, false);
+  // (one stiffness per bone: every limited axis holds the same k)
+  const k = L.enabled[b3] ? L.k[b3]! : L.enabled[b3 + 1] ? L.k[b3 + 1]! : L.k[b3 + 2]!;
+  out[o] = energyOut[0]! * k;
 }
 
 export function torsionSprings(world: PhysikWorld): void {

@@ -17,8 +17,11 @@ import { wakeOnChange, sleepingClock } from '../../systems/sleep';
 import { damping } from '../../systems/damping';
 import { controlSprings } from '../../systems/controlSprings';
 import { torsionSprings } from '../../systems/torsionSprings';
+import { gyroscopicTorques } from '../../systems/gyroscopicTorques';
 import { interJointSolve } from '../../systems/interJointSolve';
+import { momentumBudget } from '../../systems/momentumBudget';
 import { integrate } from '../../systems/integrate';
+import { conservationProjection } from '../../systems/conservationProjection';
 import { substepRetry } from '../../systems/substepRetry';
 import { kinematicSolve } from '../../systems/kinematicSolve';
 import { forwardKinematics } from '../../systems/forwardKinematics';
@@ -61,12 +64,15 @@ export const physikPipeline: readonly System[] = Object.freeze([
     damping,           // reset forces; F = −c v at bone ends; angular damping
     controlSprings,    // zero-length springs pull attachments to effective targets
     torsionSprings,    // per-axis torques enforce angular limits
+    gyroscopicTorques, // −ω × (I ω), the free rotation taken implicitly
     interJointSolve,   // joint forces so bones accelerate together at joints (eqs. 3-11)
+    momentumBudget,    // momentum the step should keep, energy it starts with
     integrate,         // angular velocity and rotation (and a floating root's centre); guarded
     substepRetry,      // a refused step again in substeps, from the last good state
   ] }, { rigs: awakeRigs, systems: [
     kinematicSolve,    // rigs posed by a kinematic solver instead (FABRIK, CCD, ...), and hybrid finishes
     forwardKinematics, // heads, tails, centres and velocities from rotations
+    conservationProjection, // momentum kept, no energy gained (a rigid correction)
     metrics,           // errors, energy, limits, rest detection
     settling,          // status and its events, hybrid finish, sleep
   ] }),

@@ -37,7 +37,9 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   interpolationThresholdDeg: 5,
   interpolationEpsilon: 1e-6,
   interJoint: 'exact',
-  centripetal: false,
+  centripetal: true,
+  gyroscopic: 'implicit',
+  conservation: 'project',
   restSpeed: 1e-3,
   solver: 'physik',
   ikIterations: 10,
@@ -79,6 +81,9 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   limitTolerance: 0.1,
   maxSubsteps: 1,
   sleepWhenConverged: false,
+  centripetal: false,
+  gyroscopic: 'explicit',
+  conservation: 'none',
 } satisfies Partial<Settings>);
 
 /** Range checks shared by the scene schema and the plugin API; returns an error or null. */
@@ -123,6 +128,8 @@ export const settingEnums: Record<string, readonly string[]> = {
   interpolation: ['none', 'linear', 'polar-head', 'polar-com'],
   solver: ['physik', ...Object.keys(kinematicSolvers)],
   interJoint: ['iterative', 'exact'],
+  gyroscopic: ['implicit', 'explicit'],
+  conservation: ['project', 'none'],
   ikMode: ['path-dependent', 'path-independent'],
   bendDirection: ['positive', 'negative'],
   finish: ['none', 'ccd', 'dls'],

@@ -140,6 +140,14 @@ export interface Settings {
   interJoint: 'iterative' | 'exact';
   /** Include the centripetal term ω×(ω×r) in the acceleration of a point. */
   centripetal: boolean;
+  /** Gyroscopic torque ω×(Iω): backward Euler of the free rotation (stable), or explicit (the paper's eq. 1). */
+  gyroscopic: 'implicit' | 'explicit';
+  /**
+   * 'project': each step keeps the momentum the external loads leave and ends with no more
+   * mechanical energy than it began with (systems/conservationProjection.ts); 'none': the
+   * integrator's own (the paper's).
+   */
+  conservation: 'project' | 'none';
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
   restSpeed: number;
   solver: string;

@@ -6,10 +6,18 @@ import { expect } from 'vitest';
 import type { PhysikWorld } from '../../src/core';
 import { add, cross, matVec, norm, quatMatrix, rotatedDiag, scale, sub, symFull, v3, type V3 } from './helpers';
 
-/** Acceleration of bone b at world point p from the stores: a + α × (p − centre). */
+/**
+ * Acceleration of bone b's material point at world point p from the stores:
+ * a + α × r + ω × (ω × r), r = p − centre (the centripetal part unless the rig leaves it out).
+ */
 export function pointAcc(world: PhysikWorld, b: number, p: V3): V3 {
   const { Bone } = world.physik;
-  return add(v3(Bone.acc, b), cross(v3(Bone.angAcc, b), sub(p, v3(Bone.centre, b))));
+  const r = sub(p, v3(Bone.centre, b));
+  const a = add(v3(Bone.acc, b), cross(v3(Bone.angAcc, b), r));
+  const rig = world.physik.rigs.find((x) => x.bones.includes(b));
+  if (rig && !rig.settings.centripetal) return a;
+  const w = v3(Bone.angVel, b);
+  return add(a, cross(w, cross(w, r)));
 }
 
 /**
@@ -17,7 +25,8 @@ export function pointAcc(world: PhysikWorld, b: number, p: V3): V3 {
  * its external force and torque and the joint forces (its own at its head, minus each
  * child's at the child's head); compare with `Bone.acc` / `Bone.angAcc`. Mass and inverse
  * inertia are the step's effective ones (`Bone.effMass`, `Bone.invInertiaWorld`: the implicit
- * terms live there); the gyroscopic term ω × Iω uses the bone's true inertia.
+ * terms live there). The torque holds the gyroscopic torque (`Bone.gyroTorque`); with the
+ * explicit form it must be −ω × Iω with the bone's true inertia, which is checked too.
  */
 export function checkNewton(world: PhysikWorld, bones: Int32Array, pinned: boolean): void {
   const { Bone } = world.physik;
@@ -37,14 +46,18 @@ export function checkNewton(world: PhysikWorld, bones: Int32Array, pinned: boole
       F = add(F, jf);
       T = add(T, cross(sub(v3(Bone.head, k), c), jf));
     }
-    const R = quatMatrix(Bone.rot, b * 4);
-    const I = rotatedDiag(R, v3(Bone.inertia, b));
-    const w = v3(Bone.angVel, b);
-    const gyro = cross(w, matVec(I, w));
+    const rig = world.physik.rigs.find((x) => x.bones.includes(b))!;
+    if (rig.settings.gyroscopic === 'explicit') {
+      const R = quatMatrix(Bone.rot, b * 4);
+      const I = rotatedDiag(R, v3(Bone.inertia, b));
+      const w = v3(Bone.angVel, b);
+      const gyro = cross(w, matVec(I, w));
+      expect(norm(add(gyro, v3(Bone.gyroTorque, b))), `gyroscopic torque of bone ${b}`).toBeLessThan(1e-12 * (norm(gyro) + 1));
+    }
     // the inverse effective inertia the step uses (implicit damping and limit terms included)
     const Jeff = symFull(Bone.invInertiaWorld, b * 6);
     const acc = scale(F, 1 / Bone.effMass[b]!);
-    const angAcc = matVec(Jeff, sub(T, gyro));
+    const angAcc = matVec(Jeff, T);
     const sizeA = norm(acc) + norm(v3(Bone.force, b)) / Bone.effMass[b]! + 1;
     const sizeW = norm(angAcc) + norm(matVec(Jeff, T)) + 1;
     expect(norm(sub(acc, v3(Bone.acc, b))), `linear acceleration of bone ${b}`).toBeLessThan(1e-9 * sizeA);
