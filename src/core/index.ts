@@ -17,4 +17,5 @@ export {
 } from './api';
 export { defaultSettings, paperSettings } from './settings';
 export { wakeRig } from './wake';
+export { moveRig } from './move';
 export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';

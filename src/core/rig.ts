@@ -9,6 +9,7 @@ import { parseScene } from '../scene/load';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../scene/types';
 import type { PhysikWorld, RigRecord } from './world';
 import { applyInertiaFloor, computeBoneDerived } from './derived';
+import { rigScale } from './rigScale';
 import { attachmentPoint } from './attachment';
 import { initControlPoint } from './controlPoints';
 import { copyDoubles } from '../math/doubles';
@@ -234,16 +235,8 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
     cpInits.push([eid, byName.get(cp.bone)!, cp]);
   });
 
-  // Rig record and scale
-  let lo0 = Infinity, lo1 = Infinity, lo2 = Infinity, hi0 = -Infinity, hi1 = -Infinity, hi2 = -Infinity;
-  for (const b of boneEids) {
-    for (const arr of [Bone.head, Bone.tail]) {
-      lo0 = Math.min(lo0, arr[b * 3]!); hi0 = Math.max(hi0, arr[b * 3]!);
-      lo1 = Math.min(lo1, arr[b * 3 + 1]!); hi1 = Math.max(hi1, arr[b * 3 + 1]!);
-      lo2 = Math.min(lo2, arr[b * 3 + 2]!); hi2 = Math.max(hi2, arr[b * 3 + 2]!);
-    }
-  }
-  const height = Math.max(hi0 - lo0, hi1 - lo1, hi2 - lo2);
+  // Rig record and scale (rotation-invariant: see rigScale.ts)
+  const height = rigScale(Bone, boneEids, Bone.head, root * 3);
 
   resetRigMetrics(world, rigEid);
   Rig.root[rigEid] = root;

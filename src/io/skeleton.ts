@@ -45,6 +45,7 @@
  * Limits: one skeleton per call; the rest pose only (no motion); positions are taken as
  * given (the root's head stays where the file puts it).
  */
+import { pointsDiameter } from '../core/rigScale';
 import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
 
 export interface SkeletonJoint {
@@ -257,16 +258,10 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
     }
   }
 
-  // figure height: the largest extent of the bounding box (as addRig measures a rig)
-  const lo: V = [Infinity, Infinity, Infinity];
-  const hi: V = [-Infinity, -Infinity, -Infinity];
-  for (const p of [...P, ...E.filter((e): e is V => !!e)]) {
-    for (let a = 0; a < 3; a++) {
-      lo[a] = Math.min(lo[a], p[a]);
-      hi[a] = Math.max(hi[a], p[a]);
-    }
-  }
-  const height = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  // figure height: the diameter of the joints and end sites (as addRig measures a rig), so a
+  // turned file merges the same joints
+  const points = [...P, ...E.filter((e): e is V => !!e)];
+  const height = pointsDiameter(points.flat(), points.length);
   if (n > 1 && height === 0) throw new ImportError(file, `all ${n} joints are at the same position ${fmt(P[0]!)}: no bone lengths can be derived`);
   const tol = mergeFraction * height;
   const distinct = (a: V, b: V) => dist(a, b) > tol;
