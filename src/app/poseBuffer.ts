@@ -1,6 +1,6 @@
 /**
  * The pose of every rig of a world in a SharedArrayBuffer, written by the simulation worker
- * after its steps and read by the page's view each frame (worker mode, issue 7): no message
+ * after its steps and read by the page's view each frame (worker mode): no message
  * carries a pose.
  *
  * Layout: an Int32Array header (published slot, a sequence number per slot) and two slots of

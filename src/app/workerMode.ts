@@ -1,5 +1,5 @@
 /**
- * Worker mode (`?worker=1`, issue 7): the sandbox with its simulation in a Web Worker
+ * Worker mode (`?worker=1`): the sandbox with its simulation in a Web Worker
  * (simWorker.ts), so rendering and dragging stay smooth while a heavy scene (a crowd of up to
  * 1000 humanoids) steps. `startWorkerMode` returns the same `Sandbox` the main-thread page
  * does, so the panel, the deep links and the tests' handles work on either.

@@ -825,7 +825,7 @@ async function main(): Promise<void> {
   if (memory) out.push('== memory ==', ...formatMemory(memory), '');
   if (alloc) out.push('== allocation ==', ...formatAlloc(alloc), '');
   if (goalRows.length) {
-    out.push('== goals (issue 7) ==', table([['goal', 'target', 'measured', 'met'], ...goalRows.map((g) => [g.goal, g.target, g.measured, g.met === null ? 'n/a' : g.met ? 'yes' : 'no'])]), '');
+    out.push('== performance goals ==', table([['goal', 'target', 'measured', 'met'], ...goalRows.map((g) => [g.goal, g.target, g.measured, g.met === null ? 'n/a' : g.met ? 'yes' : 'no'])]), '');
   }
   out.push(`bench took ${f(seconds, 1)} s`);
   process.stdout.write(`${out.join('\n')}\n`);

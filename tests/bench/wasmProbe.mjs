@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Would a WebAssembly kernel make the step fast enough for issue 7's last two goals? This probe
+ * Would a WebAssembly kernel make the step fast enough for the last two performance goals? This probe
  * measures the joint solve's fold (foldChild of systems/limitCouplingFast.ts, the articulated-body
  * up pass, ~1/3 of a humanoid step's joint solve) as plain JavaScript over typed arrays (the
  * project's code, run by V8), the same after an ArrayBuffer has been detached in the process (the

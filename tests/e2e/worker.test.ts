@@ -1,5 +1,5 @@
 /**
- * Worker mode in the browser (setup in harness.ts; issue 7): `?worker=1` runs the simulation
+ * Worker mode in the browser (setup in harness.ts): `?worker=1` runs the simulation
  * in a Web Worker that shares the rigs' pose with the page through a SharedArrayBuffer.
  *
  * - The crowd scene (its crowd of 100 spawned with it): the page is cross-origin isolated (the preview server's headers),

@@ -1,5 +1,5 @@
 /**
- * The scale pair (issue 8): the same humanoid reach modelled in metres (scenes/scale-m.json)
+ * The scale pair: the same humanoid reach modelled in metres (scenes/scale-m.json)
  * and in centimetres (scenes/scale-cm.json, lengths and positions × 100, same masses) must
  * reach the same pose, scaled, under the default settings.
  */

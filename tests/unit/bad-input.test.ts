@@ -1,5 +1,5 @@
 /**
- * The bad input catalogue (issue 8, "every bad input refused"): one table of malformed inputs,
+ * The bad input catalogue ("every bad input refused"): one table of malformed inputs,
  * each with the fragments its error message must contain. Every row is fed through every path
  * it can take, and each must refuse it with a clear message:
  *

@@ -60,7 +60,7 @@ describe('fuzz: random rigs, far target jumps', () => {
         expect(report(outcomes(), 'determinism', settings)).toEqual([]);
       });
       if (settings === 'default') {
-        // Known weakness (notes for issue 8): rigs of bones far lighter and shorter than their
+        // Known weakness: rigs of bones far lighter and shorter than their
         // neighbours, pulled far, can churn against their limits faster than substeps can follow
         // (58 of 500 in the long run); the guard then clamps their speeds
         // (systems/substepRetry.ts) and they keep moving, with violations the clamp does not
