@@ -25,10 +25,8 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
-import { SPRING_CAPPED } from '../components';
 import { limitSpringEnergy } from './torsionSprings';
-import { springEnergy } from './momentumBudget';
-import { attachmentPoint } from '../src/core/rig';
+import { controlSpringEnergy } from './controlSprings';
 
 /** Measured state of the rig being projected: [M, com(3), P(3), L about the reference(3), KE, I about the reference (6: xx xy xz yy yz zz)]. */
 const m = new Float64Array(17);
@@ -201,17 +199,8 @@ function addRigid(world: PhysikWorld, rig: RigRecord, px: number, py: number, pz
 
 /** Energy in the rig's control springs and limit springs at its current pose. */
 function potentialEnergy(world: PhysikWorld, rig: RigRecord): number {
-  const { ControlPoint, AngularLimit, Bone } = world.physik;
-  const att = ControlPoint.attachment;
-  let pe = 0;
-  for (let ci = 0; ci < rig.controlPoints.length; ci++) {
-    const cp = rig.controlPoints[ci]!;
-    if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
-    const c3 = cp * 3;
-    attachmentPoint(world, cp, att, c3);
-    const rx = ControlPoint.effective[c3]! - att[c3]!, ry = ControlPoint.effective[c3 + 1]! - att[c3 + 1]!, rz = ControlPoint.effective[c3 + 2]! - att[c3 + 2]!;
-    pe += springEnergy(ControlPoint.stiffness[cp]!, ControlPoint.spring[cp] === SPRING_CAPPED ? (ControlPoint.cap[cp]! > 0 ? ControlPoint.cap[cp]! : rig.defaultCap) : -1, Math.sqrt(rx * rx + ry * ry + rz * rz));
-  }
+  const { AngularLimit, Bone } = world.physik;
+  let pe = controlSpringEnergy(world, rig, true);
   const bones = rig.bones;
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!, b3 = b * 3;

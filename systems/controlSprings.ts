@@ -18,7 +18,7 @@
  * These terms vanish at rest (they only scale accelerations), so the pose a rig settles in is
  * the same as with the explicit spring (the paper's).
  */
-import type { PhysikWorld } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { SPRING_CAPPED } from '../components';
 import { attachmentPoint } from '../src/core/rig';
@@ -75,4 +75,30 @@ export function controlSprings(world: PhysikWorld): void {
       torque[b3 + 2] += lx * fy - ly * fx;
     }
   }
+}
+
+/** Energy of a zero-length spring of stiffness k stretched by d: linear, or capped at c (c < 0: none). */
+export function springEnergy(k: number, c: number, d: number): number {
+  return c >= 0 && d > c ? k * c * (d - c) + 0.5 * k * c * c : 0.5 * k * d * d;
+}
+
+/**
+ * Energy held by the rig's active control springs, toward their effective targets: from the
+ * attachment points controlSprings last measured, or measured anew at the current pose when
+ * `current`.
+ */
+export function controlSpringEnergy(world: PhysikWorld, rig: RigRecord, current: boolean): number {
+  const { ControlPoint } = world.physik;
+  const { attachment, effective } = ControlPoint;
+  let energy = 0;
+  for (let ci = 0; ci < rig.controlPoints.length; ci++) {
+    const cp = rig.controlPoints[ci]!;
+    if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
+    const c3 = cp * 3;
+    if (current) attachmentPoint(world, cp, attachment, c3);
+    const rx = effective[c3]! - attachment[c3]!, ry = effective[c3 + 1]! - attachment[c3 + 1]!, rz = effective[c3 + 2]! - attachment[c3 + 2]!;
+    const cap = ControlPoint.spring[cp] === SPRING_CAPPED ? (ControlPoint.cap[cp]! > 0 ? ControlPoint.cap[cp]! : rig.defaultCap) : -1;
+    energy += springEnergy(ControlPoint.stiffness[cp]!, cap, Math.sqrt(rx * rx + ry * ry + rz * rz));
+  }
+  return energy;
 }

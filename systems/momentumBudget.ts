@@ -24,8 +24,8 @@
  */
 import type { PhysikWorld } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
-import { SPRING_CAPPED } from '../components';
 import { limitSpringEnergy } from './torsionSprings';
+import { controlSpringEnergy } from './controlSprings';
 
 const energy = new Float64Array(1);
 
@@ -47,17 +47,10 @@ export function momentumBudget(world: PhysikWorld): void {
       const cp = rig.controlPoints[ci]!;
       if (ControlPoint.active[cp] && !ControlPoint.pole[cp] && ControlPoint.stiffness[cp]! > 0) free = false;
     }
-    // the reference point: the pin, or the centre of mass (Rig.centreOfMass is the last measured)
-    let ox = 0, oy = 0, oz = 0;
-    if (pinned) { ox = Rig.pin[r * 3]!; oy = Rig.pin[r * 3 + 1]!; oz = Rig.pin[r * 3 + 2]!; }
-    else {
-      let m = 0;
-      for (let bi = 0; bi < bones.length; bi++) {
-        const b = bones[bi]!, b3 = b * 3, mb = mass[b]!;
-        m += mb; ox += mb * centre[b3]!; oy += mb * centre[b3 + 1]!; oz += mb * centre[b3 + 2]!;
-      }
-      ox /= m; oy /= m; oz /= m;
-    }
+    // the reference point: the pin, or the last measured centre of mass (any fixed point serves:
+    // the projection measures about the same one)
+    const ref = pinned ? Rig.pin : Rig.centreOfMass;
+    const ox = ref[r * 3]!, oy = ref[r * 3 + 1]!, oz = ref[r * 3 + 2]!;
     let px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0;
     let dpx = 0, dpy = 0, dpz = 0, dlx = 0, dly = 0, dlz = 0, ke = 0;
     for (let bi = 0; bi < bones.length; bi++) {
@@ -94,16 +87,7 @@ export function momentumBudget(world: PhysikWorld): void {
     Rig.momentumPoint[r * 3] = ox; Rig.momentumPoint[r * 3 + 1] = oy; Rig.momentumPoint[r * 3 + 2] = oz;
     // potential energy: control springs at the attachments controlSprings measured, limits at
     // the angles torsionSprings measured (both this step's start)
-    let pe = 0;
-    for (let ci = 0; ci < rig.controlPoints.length; ci++) {
-      const cp = rig.controlPoints[ci]!;
-      if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
-      const c3 = cp * 3;
-      const rx = ControlPoint.effective[c3]! - ControlPoint.attachment[c3]!;
-      const ry = ControlPoint.effective[c3 + 1]! - ControlPoint.attachment[c3 + 1]!;
-      const rz = ControlPoint.effective[c3 + 2]! - ControlPoint.attachment[c3 + 2]!;
-      pe += springEnergy(ControlPoint.stiffness[cp]!, ControlPoint.spring[cp] === SPRING_CAPPED ? (ControlPoint.cap[cp]! > 0 ? ControlPoint.cap[cp]! : rig.defaultCap) : -1, Math.sqrt(rx * rx + ry * ry + rz * rz));
-    }
+    let pe = controlSpringEnergy(world, rig, false);
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3;
       if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) continue;
@@ -119,9 +103,4 @@ export function momentumBudget(world: PhysikWorld): void {
     if (!(Math.abs(e - last) <= 1e-9 * (Math.abs(e) + Math.abs(last))) || !(e >= Rig.energyReference[r]!)) Rig.energyReference[r] = e;
     Rig.conserve[r] = free ? 1 : 2;
   }
-}
-
-/** Energy of a zero-length spring of stiffness k stretched by d: linear, or capped at c (c < 0: none). */
-export function springEnergy(k: number, c: number, d: number): number {
-  return c >= 0 && d > c ? k * c * (d - c) + 0.5 * k * c * c : 0.5 * k * d * d;
 }

@@ -11,7 +11,7 @@ import type { RigDescription, Settings } from '../../src/scene/types';
 import type { RigRecord } from '../../src/core/world';
 import { SPRING_CAPPED } from '../../components';
 import { limitSpringEnergy } from '../../systems/torsionSprings';
-import { springEnergy } from '../../systems/momentumBudget';
+import { springEnergy } from '../../systems/controlSprings';
 import { attachmentPoint } from '../../src/core/rig';
 import { rng } from './helpers';
 
