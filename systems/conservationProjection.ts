@@ -30,9 +30,17 @@ import { controlSpringEnergy } from './controlSprings';
 
 /** Measured state of the rig being projected: [M, com(3), P(3), L about the reference(3), KE, I about the reference (6: xx xy xz yy yz zz)]. */
 const m = new Float64Array(17);
-const energy = new Float64Array(1);
+const energy = new Float64Array(2);
 /** Rigid velocity: linear V at the reference point and angular Ω. */
 const rigid = new Float64Array(6);
+/**
+ * The helpers' double arguments, passed in an array (a double passed to a call V8 does not inline
+ * is boxed, an allocation): the point measured about (0-2), the rigid motion's centre (3-5), the
+ * angular momentum to turn into Ω (6-8), and what measure() does to the velocities first (9: 2
+ * nothing, 1 add the rigid motion, 0 scale the motion relative to it by args[10]).
+ */
+const args = new Float64Array(11);
+const MEASURE = 2, ADD = 1, SCALE = 0;
 
 /**
  * The guard allows the energy this fraction above its reference (systems/momentumBudget.ts): an
@@ -54,71 +62,100 @@ export function conservationProjection(world: PhysikWorld): void {
     const pinned = Rig.pinned[r] === 1;
     const r3 = r * 3, e6 = r * 6;
     const ox = Rig.momentumPoint[r3]!, oy = Rig.momentumPoint[r3 + 1]!, oz = Rig.momentumPoint[r3 + 2]!;
-    // 1. momentum: the rigid motion that carries the missing momentum
-    measure(world, rig, ox, oy, oz);
-    const E = Rig.expectedMomentum;
-    let dPx = 0, dPy = 0, dPz = 0;
-    if (!pinned) { dPx = E[e6]! - m[4]!; dPy = E[e6 + 1]! - m[5]!; dPz = E[e6 + 2]! - m[6]!; }
-    let dLx = E[e6 + 3]! - m[7]!, dLy = E[e6 + 4]! - m[8]!, dLz = E[e6 + 5]! - m[9]!;
-    // about the reference: V = ΔP / M at the centre of mass, Ω = I_ref⁻¹ (ΔL − (com − o) × ΔP)
-    // with I_ref about the centre of mass for a floating rig (measure's inertia is about o; shift it)
-    let cx = 0, cy = 0, cz = 0;
-    if (!pinned) {
-      cx = m[1]! - ox; cy = m[2]! - oy; cz = m[3]! - oz;
-      dLx -= cy * dPz - cz * dPy; dLy -= cz * dPx - cx * dPz; dLz -= cx * dPy - cy * dPx;
-      shiftInertiaToCentre(cx, cy, cz);
-    }
-    const M = m[0]!;
+    args[0] = ox; args[1] = oy; args[2] = oz;
+    args[9] = MEASURE;
+    measure(world, rig);
     // the rigid motion's centre: the centre of mass (floating) or the pin
-    const px = ox + cx, py = oy + cy, pz = oz + cz;
+    let cx = 0, cy = 0, cz = 0;
+    if (!pinned) { cx = m[1]! - ox; cy = m[2]! - oy; cz = m[3]! - oz; }
+    args[3] = ox + cx; args[4] = oy + cy; args[5] = oz + cz;
+    const M = m[0]!;
     if (budget === 1) {
-      // (a free rig: see systems/momentumBudget.ts for why a loaded one is not projected)
-      if (!solveRigid(dLx, dLy, dLz)) continue;
+      // 1. momentum (a free rig: see systems/momentumBudget.ts for why a loaded one is not
+      // projected): the rigid motion that carries the missing momentum, V = ΔP / M at the centre
+      // of mass and Ω = I⁻¹ (ΔL − (com − o) × ΔP), I about the centre of mass
+      const E = Rig.expectedMomentum;
+      const dPx = E[e6]! - m[4]!, dPy = E[e6 + 1]! - m[5]!, dPz = E[e6 + 2]! - m[6]!;
       rigid[0] = dPx / M; rigid[1] = dPy / M; rigid[2] = dPz / M;
-      addRigid(world, rig, px, py, pz, 1, 1);
-      measure(world, rig, ox, oy, oz);
+      args[6] = E[e6 + 3]! - m[7]! - (cy * dPz - cz * dPy);
+      args[7] = E[e6 + 4]! - m[8]! - (cz * dPx - cx * dPz);
+      args[8] = E[e6 + 5]! - m[9]! - (cx * dPy - cy * dPx);
+      shiftInertiaToCentre();
+      if (!solveRigid()) continue;
+      args[9] = ADD;
+      measure(world, rig);
     }
-    // 2. energy: the guard
-    const ke = m[10]!;
-    const pe = potentialEnergy(world, rig);
-    Rig.energyEnd[r] = ke + pe;
-    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND);
-    if (!(excess > 0)) continue;
-    // the rigid motion with the rig's momentum and its energy; what is left is internal
+    // 2. energy: the guard. The rigid motion with the rig's momentum (the least energy that
+    // momentum allows) and what is left, the internal motion
     let Lx = m[7]!, Ly = m[8]!, Lz = m[9]!;
     let keRigid = 0;
     if (!pinned) {
       const Px = m[4]!, Py = m[5]!, Pz = m[6]!;
       Lx -= cy * Pz - cz * Py; Ly -= cz * Px - cx * Pz; Lz -= cx * Py - cy * Px;
-      shiftInertiaToCentre(cx, cy, cz);
+      shiftInertiaToCentre();
       rigid[0] = Px / M; rigid[1] = Py / M; rigid[2] = Pz / M;
       keRigid = 0.5 * (Px * Px + Py * Py + Pz * Pz) / M;
     } else {
       rigid[0] = 0; rigid[1] = 0; rigid[2] = 0;
     }
-    if (!solveRigid(Lx, Ly, Lz)) continue;
+    args[6] = Lx; args[7] = Ly; args[8] = Lz;
+    // (solved every step, though used only when the guard acts: a function V8 sees rarely runs
+    // unoptimised, where every double is an allocation)
+    if (!solveRigid()) continue;
     keRigid += 0.5 * (rigid[3]! * Lx + rigid[4]! * Ly + rigid[5]! * Lz);
+    const ke = m[10]!;
+    potentialEnergy(world, rig);
+    const pe = energy[1]!;
+    Rig.energyEnd[r] = ke + pe;
+    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND);
     const internal = ke - keRigid;
-    if (!(internal > 0)) continue;
+    if (!(excess > 0) || !(internal > 0)) continue;
     const s2 = Math.max(0, (internal - excess) / internal);
-    addRigid(world, rig, px, py, pz, 0, Math.sqrt(s2));
-    Rig.energyEnd[r] = ke + pe - (1 - s2) * internal;
+    args[9] = SCALE; args[10] = Math.sqrt(s2);
+    measure(world, rig);
+    Rig.energyEnd[r] = m[10]! + pe;
     Rig.energyGuardSteps[r] += 1;
-    Rig.energyRemoved[r] += (1 - s2) * internal;
+    Rig.energyRemoved[r] += ke - m[10]!;
   }
 }
 
 /**
- * Into m: total mass, centre of mass, linear momentum, angular momentum about o, kinetic
- * energy and the inertia tensor about o, from the bones' centres, velocities and rotations.
+ * Into m: total mass, centre of mass, linear momentum, angular momentum about o = args[0..2],
+ * kinetic energy and the inertia tensor about o, from the bones' centres, velocities and
+ * rotations; first, as args[9] says, the rigid motion (V at p = args[3..5], Ω; `rigid`) added to
+ * every velocity, or every velocity's part relative to it scaled by s = args[10]:
+ * u ← rigid + s (u − rigid). Written to the state (angular velocities, a floating root's
+ * velocity) and to the velocities forward kinematics derived (centres, heads), which are linear
+ * in it. (One function for both, run every step, so that V8 optimises the rarely used part too.)
  */
-function measure(world: PhysikWorld, rig: RigRecord, ox: number, oy: number, oz: number): void {
-  const { rot, inertia, mass, centre, vel, angVel } = world.physik.Bone;
+function measure(world: PhysikWorld, rig: RigRecord): void {
+  const { rot, inertia, mass, centre, head, vel, headVel, angVel } = world.physik.Bone;
+  const ox = args[0]!, oy = args[1]!, oz = args[2]!;
+  const mode = args[9]!, s = args[10]!;
+  const px = args[3]!, py = args[4]!, pz = args[5]!;
+  const Vx = rigid[0]!, Vy = rigid[1]!, Vz = rigid[2]!, Wx = rigid[3]!, Wy = rigid[4]!, Wz = rigid[5]!;
   const bones = rig.bones;
-  let M = 0, cx = 0, cy = 0, cz = 0, px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0, ke = 0;
+  let M = 0, cx = 0, cy = 0, cz = 0, lpx = 0, lpy = 0, lpz = 0, lx = 0, ly = 0, lz = 0, ke = 0;
   let ixx = 0, ixy = 0, ixz = 0, iyy = 0, iyz = 0, izz = 0;
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!, b3 = b * 3, q = b * 4, mb = mass[b]!;
+    if (mode !== MEASURE) {
+      const add = mode === ADD;
+      // ω, and the velocity of the centre and of the head: the rigid motion's there, u_r
+      const ax = centre[b3]! - px, ay = centre[b3 + 1]! - py, az = centre[b3 + 2]! - pz;
+      const hx = head[b3]! - px, hy = head[b3 + 1]! - py, hz = head[b3 + 2]! - pz;
+      const ux = Vx + Wy * az - Wz * ay, uy = Vy + Wz * ax - Wx * az, uz = Vz + Wx * ay - Wy * ax;
+      const gx = Vx + Wy * hz - Wz * hy, gy = Vy + Wz * hx - Wx * hz, gz = Vz + Wx * hy - Wy * hx;
+      if (add) {
+        angVel[b3] += Wx; angVel[b3 + 1] += Wy; angVel[b3 + 2] += Wz;
+        vel[b3] += ux; vel[b3 + 1] += uy; vel[b3 + 2] += uz;
+        headVel[b3] += gx; headVel[b3 + 1] += gy; headVel[b3 + 2] += gz;
+      } else {
+        angVel[b3] = Wx + s * (angVel[b3]! - Wx); angVel[b3 + 1] = Wy + s * (angVel[b3 + 1]! - Wy); angVel[b3 + 2] = Wz + s * (angVel[b3 + 2]! - Wz);
+        vel[b3] = ux + s * (vel[b3]! - ux); vel[b3 + 1] = uy + s * (vel[b3 + 1]! - uy); vel[b3 + 2] = uz + s * (vel[b3 + 2]! - uz);
+        headVel[b3] = gx + s * (headVel[b3]! - gx); headVel[b3 + 1] = gy + s * (headVel[b3 + 1]! - gy); headVel[b3 + 2] = gz + s * (headVel[b3 + 2]! - gz);
+      }
+    }
     const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
     const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
     const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
@@ -130,7 +167,7 @@ function measure(world: PhysikWorld, rig: RigRecord, ox: number, oy: number, oz:
     const sx = r00 * wx + r10 * wy + r20 * wz, sy = r01 * wx + r11 * wy + r21 * wz, sz = r02 * wx + r12 * wy + r22 * wz;
     const hx = ex * sx, hy = ey * sy, hz = ez * sz;
     M += mb; cx += mb * dx; cy += mb * dy; cz += mb * dz;
-    px += mb * vx; py += mb * vy; pz += mb * vz;
+    lpx += mb * vx; lpy += mb * vy; lpz += mb * vz;
     lx += mb * (dy * vz - dz * vy) + r00 * hx + r01 * hy + r02 * hz;
     ly += mb * (dz * vx - dx * vz) + r10 * hx + r11 * hy + r12 * hz;
     lz += mb * (dx * vy - dy * vx) + r20 * hx + r21 * hy + r22 * hz;
@@ -145,19 +182,21 @@ function measure(world: PhysikWorld, rig: RigRecord, ox: number, oy: number, oz:
     izz += r20 * r20 * ex + r21 * r21 * ey + r22 * r22 * ez + mb * (d2 - dz * dz);
   }
   m[0] = M; m[1] = ox + cx / M; m[2] = oy + cy / M; m[3] = oz + cz / M;
-  m[4] = px; m[5] = py; m[6] = pz; m[7] = lx; m[8] = ly; m[9] = lz; m[10] = ke;
+  m[4] = lpx; m[5] = lpy; m[6] = lpz; m[7] = lx; m[8] = ly; m[9] = lz; m[10] = ke;
   m[11] = ixx; m[12] = ixy; m[13] = ixz; m[14] = iyy; m[15] = iyz; m[16] = izz;
 }
 
-/** m's inertia (about o) moved to the centre of mass, c = com − o: I_com = I_o − M (|c|² I − c cᵀ). */
-function shiftInertiaToCentre(cx: number, cy: number, cz: number): void {
+/** m's inertia (about o = args[0..2]) moved to the centre of mass, c = com − o: I_com = I_o − M (|c|² I − c cᵀ). */
+function shiftInertiaToCentre(): void {
+  const cx = m[1]! - args[0]!, cy = m[2]! - args[1]!, cz = m[3]! - args[2]!;
   const M = m[0]!, c2 = cx * cx + cy * cy + cz * cz;
   m[11] -= M * (c2 - cx * cx); m[12] += M * cx * cy; m[13] += M * cx * cz;
   m[14] -= M * (c2 - cy * cy); m[15] += M * cy * cz; m[16] -= M * (c2 - cz * cz);
 }
 
-/** rigid[3..5] = I⁻¹ L with m's inertia; false when it is singular. */
-function solveRigid(lx: number, ly: number, lz: number): boolean {
+/** rigid[3..5] = I⁻¹ L, L = args[6..8], with m's inertia; false when it is singular. */
+function solveRigid(): boolean {
+  const lx = args[6]!, ly = args[7]!, lz = args[8]!;
   const a = m[11]!, b = m[12]!, c = m[13]!, d = m[14]!, e = m[15]!, f = m[16]!;
   const A = d * f - e * e, B = c * e - b * f, C = b * e - c * d;
   const det = a * A + b * B + c * C;
@@ -169,38 +208,11 @@ function solveRigid(lx: number, ly: number, lz: number): boolean {
   return true;
 }
 
-/**
- * Every velocity u ← k_rigid · rigid + s (u − rigid) with the rigid motion (V at p, Ω): k = 1,
- * s = 1 adds the rigid motion; k = 0 scales the motion relative to it by s. Written to the
- * state (angular velocities, a floating root's velocity) and to the velocities forward
- * kinematics derived (centres, heads), which are linear in it.
- */
-function addRigid(world: PhysikWorld, rig: RigRecord, px: number, py: number, pz: number, add: number, s: number): void {
-  const { centre, head, vel, headVel, angVel } = world.physik.Bone;
-  const Vx = rigid[0]!, Vy = rigid[1]!, Vz = rigid[2]!, Wx = rigid[3]!, Wy = rigid[4]!, Wz = rigid[5]!;
-  const bones = rig.bones;
-  for (let bi = 0; bi < bones.length; bi++) {
-    const b3 = bones[bi]! * 3;
-    if (add === 1) {
-      angVel[b3] += Wx; angVel[b3 + 1] += Wy; angVel[b3 + 2] += Wz;
-    } else {
-      angVel[b3] = Wx + s * (angVel[b3]! - Wx); angVel[b3 + 1] = Wy + s * (angVel[b3 + 1]! - Wy); angVel[b3 + 2] = Wz + s * (angVel[b3 + 2]! - Wz);
-    }
-    let dx = centre[b3]! - px, dy = centre[b3 + 1]! - py, dz = centre[b3 + 2]! - pz;
-    let ux = Vx + Wy * dz - Wz * dy, uy = Vy + Wz * dx - Wx * dz, uz = Vz + Wx * dy - Wy * dx;
-    if (add === 1) { vel[b3] += ux; vel[b3 + 1] += uy; vel[b3 + 2] += uz; }
-    else { vel[b3] = ux + s * (vel[b3]! - ux); vel[b3 + 1] = uy + s * (vel[b3 + 1]! - uy); vel[b3 + 2] = uz + s * (vel[b3 + 2]! - uz); }
-    dx = head[b3]! - px; dy = head[b3 + 1]! - py; dz = head[b3 + 2]! - pz;
-    ux = Vx + Wy * dz - Wz * dy; uy = Vy + Wz * dx - Wx * dz; uz = Vz + Wx * dy - Wy * dx;
-    if (add === 1) { headVel[b3] += ux; headVel[b3 + 1] += uy; headVel[b3 + 2] += uz; }
-    else { headVel[b3] = ux + s * (headVel[b3]! - ux); headVel[b3 + 1] = uy + s * (headVel[b3 + 1]! - uy); headVel[b3 + 2] = uz + s * (headVel[b3 + 2]! - uz); }
-  }
-}
-
-/** Energy in the rig's control springs and limit springs at its current pose. */
-function potentialEnergy(world: PhysikWorld, rig: RigRecord): number {
+/** Energy in the rig's control springs and limit springs at its current pose, to energy[1]. */
+function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
   const { AngularLimit, Bone } = world.physik;
-  let pe = controlSpringEnergy(world, rig, true);
+  controlSpringEnergy(world, rig, true, energy, 0);
+  let pe = energy[0]!;
   const bones = rig.bones;
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!, b3 = b * 3;
@@ -209,5 +221,5 @@ function potentialEnergy(world: PhysikWorld, rig: RigRecord): number {
     limitSpringEnergy(world, rig, b, true, energy, 0);
     pe += energy[0]!;
   }
-  return pe;
+  energy[1] = pe;
 }

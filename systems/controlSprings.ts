@@ -77,17 +77,17 @@ export function controlSprings(world: PhysikWorld): void {
   }
 }
 
-/** Energy of a zero-length spring of stiffness k stretched by d: linear, or capped at c (c < 0: none). */
+/** Energy of a zero-length spring of stiffness k stretched by d: linear, or capped at c (c < 0: none); for tests and tools. */
 export function springEnergy(k: number, c: number, d: number): number {
   return c >= 0 && d > c ? k * c * (d - c) + 0.5 * k * c * c : 0.5 * k * d * d;
 }
 
 /**
- * Energy held by the rig's active control springs, toward their effective targets: from the
- * attachment points controlSprings last measured, or measured anew at the current pose when
- * `current`.
+ * Energy held by the rig's active control springs, toward their effective targets, to out[o]:
+ * from the attachment points controlSprings last measured, or measured anew at the current pose
+ * when `current`. (Written to an array: a returned double is boxed, an allocation per call.)
  */
-export function controlSpringEnergy(world: PhysikWorld, rig: RigRecord, current: boolean): number {
+export function controlSpringEnergy(world: PhysikWorld, rig: RigRecord, current: boolean, out: Float64Array, o: number): void {
   const { ControlPoint } = world.physik;
   const { attachment, effective } = ControlPoint;
   let energy = 0;
@@ -98,7 +98,8 @@ export function controlSpringEnergy(world: PhysikWorld, rig: RigRecord, current:
     if (current) attachmentPoint(world, cp, attachment, c3);
     const rx = effective[c3]! - attachment[c3]!, ry = effective[c3 + 1]! - attachment[c3 + 1]!, rz = effective[c3 + 2]! - attachment[c3 + 2]!;
     const cap = ControlPoint.spring[cp] === SPRING_CAPPED ? (ControlPoint.cap[cp]! > 0 ? ControlPoint.cap[cp]! : rig.defaultCap) : -1;
-    energy += springEnergy(ControlPoint.stiffness[cp]!, cap, Math.sqrt(rx * rx + ry * ry + rz * rz));
+    const k = ControlPoint.stiffness[cp]!, d = Math.sqrt(rx * rx + ry * ry + rz * rz);
+    energy += cap >= 0 && d > cap ? k * cap * (d - cap) + 0.5 * k * cap * cap : 0.5 * k * d * d; // springEnergy
   }
-  return energy;
+  out[o] = energy;
 }

@@ -87,7 +87,8 @@ export function momentumBudget(world: PhysikWorld): void {
     Rig.momentumPoint[r * 3] = ox; Rig.momentumPoint[r * 3 + 1] = oy; Rig.momentumPoint[r * 3 + 2] = oz;
     // potential energy: control springs at the attachments controlSprings measured, limits at
     // the angles torsionSprings measured (both this step's start)
-    let pe = controlSpringEnergy(world, rig, false);
+    controlSpringEnergy(world, rig, false, energy, 0);
+    let pe = energy[0]!;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3;
       if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) continue;
