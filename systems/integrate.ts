@@ -6,7 +6,8 @@
  * - semi-implicit (symplectic) Euler, the default: ω ← ω + α dt, then rotate by ω dt.
  * - explicit Euler (the paper): rotate by the old ω dt, then ω ← ω + α dt. It never settled
  *   on the humanoid in the design measurements; kept to reproduce the paper.
- * Angular damping mode 'halve' halves ω after the update (the original add-on).
+ * Angular damping mode 'halve' halves ω after the update (the original add-on). Welded bones
+ * (welds.ts) take their parent's rotation and angular velocity.
  *
  * Divergence guard: if the joint solve diverged, any acceleration is non-finite, or the step
  * would turn a bone more than a quarter turn or move the root more than the rig's height (a
@@ -18,7 +19,8 @@
  */
 import type { PhysikWorld } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
-import { quatRotateByVector, len3 } from '../src/math/quat';
+import { quatRotateByVector, quatMul, len3 } from '../src/math/quat';
+import { weldsOf, weldsActive } from './welds';
 import { STATUS_DIVERGED } from '../components';
 
 export function integrate(world: PhysikWorld): void {
@@ -71,6 +73,18 @@ export function integrate(world: PhysikWorld): void {
       else quatRotateByVector(rot, b * 4, nx * dt, ny * dt, nz * dt);
       const f = halve ? 0.5 : 1;
       angVel[b3] = nx * f; angVel[b3 + 1] = ny * f; angVel[b3 + 2] = nz * f;
+    }
+    // welded bones turn with their parents (parents first in depth-first order): the solve gave
+    // them their parent's acceleration, this keeps rounding from opening the weld
+    const welds = weldsOf(world, rig);
+    if (welds.count > 0 && weldsActive(rig)) {
+      const flag = welds.flag;
+      for (let bi = 1; bi < rig.bones.length; bi++) {
+        if (flag[bi] !== 1) continue;
+        const b = rig.bones[bi]!, p = Bone.parent[b]!;
+        quatMul(rot, b * 4, rot, p * 4, welds.local, bi * 4);
+        angVel[b * 3] = angVel[p * 3]!; angVel[b * 3 + 1] = angVel[p * 3 + 1]!; angVel[b * 3 + 2] = angVel[p * 3 + 2]!;
+      }
     }
     const root = rig.bones[0]!, r3 = root * 3;
     if (!Rig.pinned[rig.eid]) {

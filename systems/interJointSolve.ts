@@ -27,8 +27,9 @@ import type { Doubles } from '../src/math/doubles';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';
-import { existingLimitCoupling, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
+import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
 import { fastCoupledJointForces, fastAccelerations, fastCheck } from './limitCouplingFast';
+import { weldsOf, weldsActive } from './welds';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -338,7 +339,14 @@ export function interJointSolve(world: PhysikWorld): void {
     let worst = 0;
     let status = STATUS_CONVERGED;
     if (s.interJoint === 'exact') {
-      const coupling = s.limitImplicit ? existingLimitCoupling(rig) : undefined;
+      // welded bones need the coupled solve's fast form (welds.ts), from the first step
+      const welds = weldsOf(world, rig);
+      const welding = welds.count > 0 && weldsActive(rig);
+      const coupling = welding ? limitCouplingOf(rig) : s.limitImplicit ? existingLimitCoupling(rig) : undefined;
+      if (coupling) {
+        if (welding) coupling.welded.set(welds.flag);
+        else if (welds.count > 0) coupling.welded.fill(0);
+      }
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the
       // interpreter, which allocates (measured ~1 kB a step on the humanoid)

@@ -57,6 +57,8 @@ export interface LimitCoupling {
   tau: number[];
   /** Depth-first index of each bone's parent (−1 for the root). */
   parentIndex: Int32Array;
+  /** 1 for a bone welded to its parent this step (welds.ts; the fast form folds it in whole), by depth-first index. */
+  welded: Uint8Array;
   A: number[]; // 36 per bone
   g: number[]; // 6 per bone
   M: Float64Array; // 18 per bone (3×6)
@@ -116,7 +118,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex,
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };

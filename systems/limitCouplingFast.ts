@@ -44,7 +44,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   const { head, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
   bindSweep(coupling);
-  const { A, g, u, tau, parentIndex, K, Dinv, zeta } = coupling;
+  const { A, g, u, tau, parentIndex, K, Dinv, zeta, welded } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
 
@@ -93,6 +93,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     const s1 = g[i6 + 4]! - (A[a + 7]! * vx + A[a + 10]! * vy + A[a + 13]! * vz) - (a22xy * wx + a22yy * wy + a22yz * wz);
     const s2 = g[i6 + 5]! - (A[a + 8]! * vx + A[a + 11]! * vy + A[a + 14]! * vz) - (a22xz * wx + a22yz * wy + a22zz * wz);
     const o9 = i * 9;
+    // (a welded bone's D⁻¹ is zero: it turns with its parent)
     const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!;
     const q0 = d0 * s0 + d1 * s1 + d2 * s2, q1 = d1 * s0 + d3 * s1 + d4 * s2, q2 = d2 * s0 + d4 * s1 + d5 * s2;
     const bx = wx + q0, by = wy + q1, bz = wz + q2;
@@ -104,6 +105,11 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
       jointForce[c3 + 2] = A[a + 2]! * vx + A[a + 4]! * vy + A[a + 5]! * vz + A[a + 12]! * bx + A[a + 13]! * by + A[a + 14]! * bz - g[i6 + 2]!;
     } else {
       jointForce[c3] = 0; jointForce[c3 + 1] = 0; jointForce[c3 + 2] = 0;
+    }
+    if (welded[i] === 1) {
+      // the torque that holds a weld: the angular rows of A w − g, −s (q̈ = 0)
+      tau[i * 3] = -s0; tau[i * 3 + 1] = -s1; tau[i * 3 + 2] = -s2;
+      continue;
     }
     // τ = −K q̈ (the root's K is zero: it has no joint above it)
     const k6 = i * 6;
@@ -246,41 +252,13 @@ function pointAcceleration(acc: Doubles, angAcc: Doubles, angVel: Doubles, b3: n
 
 /**
  * Fold child j (depth-first index) of bone i into A_i and g_i (see the header), keeping D⁻¹ and
- * ζ of j for the way down. False when D is singular.
+ * ζ of j for the way down. A welded child (coupling.welded) is the limit K → ∞: it turns with
+ * its parent, so its whole inertia is folded in, Iᵃ = A_j and pᵃ = g_j. False when D is singular.
  */
 function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
   const { K, A, g, Dinv, zeta } = coupling;
   const world = i < 0, b3 = world ? 0 : rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
-  const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
-  const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
-  // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
-  const dxx = A[a + 15]! + kxx, dxy = A[a + 16]! + kxy, dxz = A[a + 17]! + kxz;
-  const dyy = A[a + 18]! + kyy, dyz = A[a + 19]! + kyz, dzz = A[a + 20]! + kzz;
-  const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
-  const det = dxx * cxx + dxy * cxy + dxz * cxz;
-  if (!(det !== 0 && Number.isFinite(det))) return false;
-  const s = 1 / det;
-  const e0 = cxx * s, e1 = cxy * s, e2 = cxz * s;
-  const e3 = (dxx * dzz - dxz * dxz) * s, e4 = (dxy * dxz - dxx * dyz) * s, e5 = (dxx * dyy - dxy * dxy) * s;
-  const o9 = j * 9;
-  Dinv[o9] = e0; Dinv[o9 + 1] = e1; Dinv[o9 + 2] = e2; Dinv[o9 + 3] = e3; Dinv[o9 + 4] = e4; Dinv[o9 + 5] = e5;
-  // E = A12 D⁻¹ (row-major)
-  const b00 = A[a + 6]!, b01 = A[a + 7]!, b02 = A[a + 8]!, b10 = A[a + 9]!, b11 = A[a + 10]!, b12 = A[a + 11]!, b20 = A[a + 12]!, b21 = A[a + 13]!, b22 = A[a + 14]!;
-  const E00 = b00 * e0 + b01 * e1 + b02 * e2, E01 = b00 * e1 + b01 * e3 + b02 * e4, E02 = b00 * e2 + b01 * e4 + b02 * e5;
-  const E10 = b10 * e0 + b11 * e1 + b12 * e2, E11 = b10 * e1 + b11 * e3 + b12 * e4, E12 = b10 * e2 + b11 * e4 + b12 * e5;
-  const E20 = b20 * e0 + b21 * e1 + b22 * e2, E21 = b20 * e1 + b21 * e3 + b22 * e4, E22 = b20 * e2 + b21 * e4 + b22 * e5;
-  // P = A11 − E A21 (A21 = A12ᵀ), symmetric
-  let pxx = A[a]! - (E00 * b00 + E01 * b01 + E02 * b02);
-  let pxy = A[a + 1]! - (E00 * b10 + E01 * b11 + E02 * b12);
-  let pxz = A[a + 2]! - (E00 * b20 + E01 * b21 + E02 * b22);
-  let pyy = A[a + 3]! - (E10 * b10 + E11 * b11 + E12 * b12);
-  let pyz = A[a + 4]! - (E10 * b20 + E11 * b21 + E12 * b22);
-  let pzz = A[a + 5]! - (E20 * b20 + E21 * b21 + E22 * b22);
-  // pᵃ_lin = g_lin − E g_ang
-  const gx = g[j6 + 3]!, gy = g[j6 + 4]!, gz = g[j6 + 5]!;
-  let lx = g[j6]! - (E00 * gx + E01 * gy + E02 * gz);
-  let ly = g[j6 + 1]! - (E10 * gx + E11 * gy + E12 * gz);
-  let lz = g[j6 + 2]! - (E20 * gx + E21 * gy + E22 * gz);
+  const welded = !world && coupling.welded[j] === 1;
   // the lever from the parent's head to this one, and ζ = ω_b×(ω_b×r)
   const rx = world ? 0 : head[c3]! - head[b3]!, ry = world ? 0 : head[c3 + 1]! - head[b3 + 1]!, rz = world ? 0 : head[c3 + 2]! - head[b3 + 2]!;
   let zx = 0, zy = 0, zz = 0;
@@ -288,48 +266,95 @@ function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitC
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
     const ux = wy * rz - wz * ry, uy = wz * rx - wx * rz, uz = wx * ry - wy * rx;
     zx = wy * uz - wz * uy; zy = wz * ux - wx * uz; zz = wx * uy - wy * ux;
-    lx -= pxx * zx + pxy * zy + pxz * zz; ly -= pxy * zx + pyy * zy + pyz * zz; lz -= pxz * zx + pyz * zy + pzz * zz;
   }
   zeta[j * 3] = zx; zeta[j * 3 + 1] = zy; zeta[j * 3 + 2] = zz;
+  // Iᵃ = [[P, N], [Nᵀ, Q]] and pᵃ − Iᵃ ζ = (l, h): a ball joint has N = E K, Q = K − K D⁻¹ K
+  // (both zero when no limit is pressed); a weld P = A11, N = A12, Q = A22
+  let pxx: number, pxy: number, pxz: number, pyy: number, pyz: number, pzz: number;
+  let N00 = 0, N01 = 0, N02 = 0, N10 = 0, N11 = 0, N12 = 0, N20 = 0, N21 = 0, N22 = 0;
+  let Qxx = 0, Qxy = 0, Qxz = 0, Qyy = 0, Qyz = 0, Qzz = 0;
+  let lx: number, ly: number, lz: number, hx = 0, hy = 0, hz = 0;
+  const gx = g[j6 + 3]!, gy = g[j6 + 4]!, gz = g[j6 + 5]!;
+  if (welded) {
+    for (let e = 0; e < 9; e++) Dinv[j * 9 + e] = 0; // (it does not turn against its parent: q̈ = 0)
+    pxx = A[a]!; pxy = A[a + 1]!; pxz = A[a + 2]!; pyy = A[a + 3]!; pyz = A[a + 4]!; pzz = A[a + 5]!;
+    N00 = A[a + 6]!; N01 = A[a + 7]!; N02 = A[a + 8]!; N10 = A[a + 9]!; N11 = A[a + 10]!; N12 = A[a + 11]!; N20 = A[a + 12]!; N21 = A[a + 13]!; N22 = A[a + 14]!;
+    Qxx = A[a + 15]!; Qxy = A[a + 16]!; Qxz = A[a + 17]!; Qyy = A[a + 18]!; Qyz = A[a + 19]!; Qzz = A[a + 20]!;
+    lx = g[j6]! - (pxx * zx + pxy * zy + pxz * zz);
+    ly = g[j6 + 1]! - (pxy * zx + pyy * zy + pyz * zz);
+    lz = g[j6 + 2]! - (pxz * zx + pyz * zy + pzz * zz);
+    hx = gx - (N00 * zx + N10 * zy + N20 * zz);
+    hy = gy - (N01 * zx + N11 * zy + N21 * zz);
+    hz = gz - (N02 * zx + N12 * zy + N22 * zz);
+  } else {
+    const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
+    const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
+    // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
+    const dxx = A[a + 15]! + kxx, dxy = A[a + 16]! + kxy, dxz = A[a + 17]! + kxz;
+    const dyy = A[a + 18]! + kyy, dyz = A[a + 19]! + kyz, dzz = A[a + 20]! + kzz;
+    const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
+    const det = dxx * cxx + dxy * cxy + dxz * cxz;
+    if (!(det !== 0 && Number.isFinite(det))) return false;
+    const s = 1 / det;
+    const e0 = cxx * s, e1 = cxy * s, e2 = cxz * s;
+    const e3 = (dxx * dzz - dxz * dxz) * s, e4 = (dxy * dxz - dxx * dyz) * s, e5 = (dxx * dyy - dxy * dxy) * s;
+    const o9 = j * 9;
+    Dinv[o9] = e0; Dinv[o9 + 1] = e1; Dinv[o9 + 2] = e2; Dinv[o9 + 3] = e3; Dinv[o9 + 4] = e4; Dinv[o9 + 5] = e5;
+    // E = A12 D⁻¹ (row-major)
+    const b00 = A[a + 6]!, b01 = A[a + 7]!, b02 = A[a + 8]!, b10 = A[a + 9]!, b11 = A[a + 10]!, b12 = A[a + 11]!, b20 = A[a + 12]!, b21 = A[a + 13]!, b22 = A[a + 14]!;
+    const E00 = b00 * e0 + b01 * e1 + b02 * e2, E01 = b00 * e1 + b01 * e3 + b02 * e4, E02 = b00 * e2 + b01 * e4 + b02 * e5;
+    const E10 = b10 * e0 + b11 * e1 + b12 * e2, E11 = b10 * e1 + b11 * e3 + b12 * e4, E12 = b10 * e2 + b11 * e4 + b12 * e5;
+    const E20 = b20 * e0 + b21 * e1 + b22 * e2, E21 = b20 * e1 + b21 * e3 + b22 * e4, E22 = b20 * e2 + b21 * e4 + b22 * e5;
+    // P = A11 − E A21 (A21 = A12ᵀ), symmetric
+    pxx = A[a]! - (E00 * b00 + E01 * b01 + E02 * b02);
+    pxy = A[a + 1]! - (E00 * b10 + E01 * b11 + E02 * b12);
+    pxz = A[a + 2]! - (E00 * b20 + E01 * b21 + E02 * b22);
+    pyy = A[a + 3]! - (E10 * b10 + E11 * b11 + E12 * b12);
+    pyz = A[a + 4]! - (E10 * b20 + E11 * b21 + E12 * b22);
+    pzz = A[a + 5]! - (E20 * b20 + E21 * b21 + E22 * b22);
+    // pᵃ_lin = g_lin − E g_ang, less P ζ
+    lx = g[j6]! - (E00 * gx + E01 * gy + E02 * gz) - (pxx * zx + pxy * zy + pxz * zz);
+    ly = g[j6 + 1]! - (E10 * gx + E11 * gy + E12 * gz) - (pxy * zx + pyy * zy + pyz * zz);
+    lz = g[j6 + 2]! - (E20 * gx + E21 * gy + E22 * gz) - (pxz * zx + pyz * zy + pzz * zz);
+    if (pressed) {
+      // N = E K, K D⁻¹ (= (D⁻¹ K)ᵀ), Q = K − K D⁻¹ K, pᵃ_ang = K D⁻¹ g_ang − Nᵀ ζ
+      N00 = E00 * kxx + E01 * kxy + E02 * kxz; N01 = E00 * kxy + E01 * kyy + E02 * kyz; N02 = E00 * kxz + E01 * kyz + E02 * kzz;
+      N10 = E10 * kxx + E11 * kxy + E12 * kxz; N11 = E10 * kxy + E11 * kyy + E12 * kyz; N12 = E10 * kxz + E11 * kyz + E12 * kzz;
+      N20 = E20 * kxx + E21 * kxy + E22 * kxz; N21 = E20 * kxy + E21 * kyy + E22 * kyz; N22 = E20 * kxz + E21 * kyz + E22 * kzz;
+      const m00 = kxx * e0 + kxy * e1 + kxz * e2, m01 = kxx * e1 + kxy * e3 + kxz * e4, m02 = kxx * e2 + kxy * e4 + kxz * e5;
+      const m10 = kxy * e0 + kyy * e1 + kyz * e2, m11 = kxy * e1 + kyy * e3 + kyz * e4, m12 = kxy * e2 + kyy * e4 + kyz * e5;
+      const m20 = kxz * e0 + kyz * e1 + kzz * e2, m21 = kxz * e1 + kyz * e3 + kzz * e4, m22 = kxz * e2 + kyz * e4 + kzz * e5;
+      hx = m00 * gx + m01 * gy + m02 * gz - (N00 * zx + N10 * zy + N20 * zz);
+      hy = m10 * gx + m11 * gy + m12 * gz - (N01 * zx + N11 * zy + N21 * zz);
+      hz = m20 * gx + m21 * gy + m22 * gz - (N02 * zx + N12 * zy + N22 * zz);
+      Qxx = kxx - (m00 * kxx + m01 * kxy + m02 * kxz);
+      Qxy = kxy - (m00 * kxy + m01 * kyy + m02 * kyz);
+      Qxz = kxz - (m00 * kxz + m01 * kyz + m02 * kzz);
+      Qyy = kyy - (m10 * kxy + m11 * kyy + m12 * kyz);
+      Qyz = kyz - (m10 * kxz + m11 * kyz + m12 * kzz);
+      Qzz = kzz - (m20 * kxz + m21 * kyz + m22 * kzz);
+    }
+  }
   const slot = world ? rig.bones.length : i, ai = slot * 36, i6 = slot * 6;
   // T = P R (R = [r]ₓ): row k of T = P_row_k × r
   const t00 = pxy * rz - pxz * ry, t01 = pxz * rx - pxx * rz, t02 = pxx * ry - pxy * rx;
   const t10 = pyy * rz - pyz * ry, t11 = pyz * rx - pxy * rz, t12 = pxy * ry - pyy * rx;
   const t20 = pyz * rz - pzz * ry, t21 = pzz * rx - pxz * rz, t22 = pxz * ry - pyz * rx;
   // Xᵀ Iᵃ X = [[P, N − P R], [·, Q + R N + (R N)ᵀ − R P R]]; column k of R T = r × T_col_k
-  // (R T is R P R: symmetric, its upper triangle is used)
-  let n00 = -t00, n01 = -t01, n02 = -t02, n10 = -t10, n11 = -t11, n12 = -t12, n20 = -t20, n21 = -t21, n22 = -t22;
-  let qxx = -(ry * t20 - rz * t10), qxy = -(ry * t21 - rz * t11), qxz = -(ry * t22 - rz * t12);
-  let qyy = -(rz * t01 - rx * t21), qyz = -(rz * t02 - rx * t22), qzz = -(rx * t12 - ry * t02);
-  let hx = 0, hy = 0, hz = 0;
-  if (pressed) {
-    // N = E K, K D⁻¹ (= (D⁻¹ K)ᵀ), Q = K − K D⁻¹ K, pᵃ_ang = K D⁻¹ g_ang − Nᵀ ζ
-    const N00 = E00 * kxx + E01 * kxy + E02 * kxz, N01 = E00 * kxy + E01 * kyy + E02 * kyz, N02 = E00 * kxz + E01 * kyz + E02 * kzz;
-    const N10 = E10 * kxx + E11 * kxy + E12 * kxz, N11 = E10 * kxy + E11 * kyy + E12 * kyz, N12 = E10 * kxz + E11 * kyz + E12 * kzz;
-    const N20 = E20 * kxx + E21 * kxy + E22 * kxz, N21 = E20 * kxy + E21 * kyy + E22 * kyz, N22 = E20 * kxz + E21 * kyz + E22 * kzz;
-    const m00 = kxx * e0 + kxy * e1 + kxz * e2, m01 = kxx * e1 + kxy * e3 + kxz * e4, m02 = kxx * e2 + kxy * e4 + kxz * e5;
-    const m10 = kxy * e0 + kyy * e1 + kyz * e2, m11 = kxy * e1 + kyy * e3 + kyz * e4, m12 = kxy * e2 + kyy * e4 + kyz * e5;
-    const m20 = kxz * e0 + kyz * e1 + kzz * e2, m21 = kxz * e1 + kyz * e3 + kzz * e4, m22 = kxz * e2 + kyz * e4 + kzz * e5;
-    hx = m00 * gx + m01 * gy + m02 * gz - (N00 * zx + N10 * zy + N20 * zz);
-    hy = m10 * gx + m11 * gy + m12 * gz - (N01 * zx + N11 * zy + N21 * zz);
-    hz = m20 * gx + m21 * gy + m22 * gz - (N02 * zx + N12 * zy + N22 * zz);
-    n00 += N00; n01 += N01; n02 += N02; n10 += N10; n11 += N11; n12 += N12; n20 += N20; n21 += N21; n22 += N22;
-    // R N, column k = r × N_col_k
-    const rn00 = ry * N20 - rz * N10, rn01 = ry * N21 - rz * N11, rn02 = ry * N22 - rz * N12;
-    const rn10 = rz * N00 - rx * N20, rn11 = rz * N01 - rx * N21, rn12 = rz * N02 - rx * N22;
-    const rn20 = rx * N10 - ry * N00, rn21 = rx * N11 - ry * N01, rn22 = rx * N12 - ry * N02;
-    qxx += kxx - (m00 * kxx + m01 * kxy + m02 * kxz) + 2 * rn00;
-    qxy += kxy - (m00 * kxy + m01 * kyy + m02 * kyz) + rn01 + rn10;
-    qxz += kxz - (m00 * kxz + m01 * kyz + m02 * kzz) + rn02 + rn20;
-    qyy += kyy - (m10 * kxy + m11 * kyy + m12 * kyz) + 2 * rn11;
-    qyz += kyz - (m10 * kxz + m11 * kyz + m12 * kzz) + rn12 + rn21;
-    qzz += kzz - (m20 * kxz + m21 * kyz + m22 * kzz) + 2 * rn22;
-  }
+  // (R T is R P R: symmetric, its upper triangle is used); R N, column k = r × N_col_k
+  const rn00 = ry * N20 - rz * N10, rn01 = ry * N21 - rz * N11, rn02 = ry * N22 - rz * N12;
+  const rn10 = rz * N00 - rx * N20, rn11 = rz * N01 - rx * N21, rn12 = rz * N02 - rx * N22;
+  const rn20 = rx * N10 - ry * N00, rn21 = rx * N11 - ry * N01, rn22 = rx * N12 - ry * N02;
   A[ai] += pxx; A[ai + 1] += pxy; A[ai + 2] += pxz; A[ai + 3] += pyy; A[ai + 4] += pyz; A[ai + 5] += pzz;
-  A[ai + 6] += n00; A[ai + 7] += n01; A[ai + 8] += n02;
-  A[ai + 9] += n10; A[ai + 10] += n11; A[ai + 11] += n12;
-  A[ai + 12] += n20; A[ai + 13] += n21; A[ai + 14] += n22;
-  A[ai + 15] += qxx; A[ai + 16] += qxy; A[ai + 17] += qxz; A[ai + 18] += qyy; A[ai + 19] += qyz; A[ai + 20] += qzz;
+  A[ai + 6] += N00 - t00; A[ai + 7] += N01 - t01; A[ai + 8] += N02 - t02;
+  A[ai + 9] += N10 - t10; A[ai + 10] += N11 - t11; A[ai + 11] += N12 - t12;
+  A[ai + 12] += N20 - t20; A[ai + 13] += N21 - t21; A[ai + 14] += N22 - t22;
+  A[ai + 15] += Qxx + 2 * rn00 - (ry * t20 - rz * t10);
+  A[ai + 16] += Qxy + rn01 + rn10 - (ry * t21 - rz * t11);
+  A[ai + 17] += Qxz + rn02 + rn20 - (ry * t22 - rz * t12);
+  A[ai + 18] += Qyy + 2 * rn11 - (rz * t01 - rx * t21);
+  A[ai + 19] += Qyz + rn12 + rn21 - (rz * t02 - rx * t22);
+  A[ai + 20] += Qzz + 2 * rn22 - (rx * t12 - ry * t02);
   // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h)
   g[i6] += lx; g[i6 + 1] += ly; g[i6 + 2] += lz;
   g[i6 + 3] += ry * lz - rz * ly + hx; g[i6 + 4] += rz * lx - rx * lz + hy; g[i6 + 5] += rx * ly - ry * lx + hz;

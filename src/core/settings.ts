@@ -40,6 +40,7 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   centripetal: true,
   gyroscopic: 'implicit',
   conservation: 'project',
+  welds: true,
   restSpeed: 1e-3,
   solver: 'physik',
   ikIterations: 10,
@@ -84,6 +85,7 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   centripetal: false,
   gyroscopic: 'explicit',
   conservation: 'none',
+  welds: false,
 } satisfies Partial<Settings>);
 
 /** Range checks shared by the scene schema and the plugin API; returns an error or null. */

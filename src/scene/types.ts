@@ -148,6 +148,8 @@ export interface Settings {
    * integrator's own (the paper's).
    */
   conservation: 'project' | 'none';
+  /** A joint locked on all three axes is a weld (one rigid body with its parent), not a stiff spring (systems/welds.ts). */
+  welds: boolean;
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
   restSpeed: number;
   solver: string;
