@@ -40,6 +40,16 @@ export const RigLayout = {
   /** 1 while at rest; the step the current rest began (-1 when moving). */
   atRest: [Uint8Array, 1],
   restSince: [Int32Array, 1],
+  /**
+   * Static balance (systems/metrics.ts measureLoads): the largest net load on a bone after the
+   * joint solve (a force), the active control springs' total pull, the load the residual is
+   * judged against (the spring load, at least each spring's pull at the settle tolerance), and
+   * 1 while the rig is static (at rest, slower still, and the residual within restLoad of it).
+   */
+  loadResidual: [Float64Array, 1],
+  springLoad: [Float64Array, 1],
+  loadScale: [Float64Array, 1],
+  static: [Uint8Array, 1],
   /** Steps refused by the divergence guard even after substep retries (the rig kept its last good state). */
   diverged: [Int32Array, 1],
   /** Substeps the last step used (1, or more after the guard refused the whole step), and steps retried so. */

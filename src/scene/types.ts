@@ -152,6 +152,12 @@ export interface Settings {
   welds: boolean;
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
   restSpeed: number;
+  /**
+   * Static balance: 'converged' (and sleep) also need the largest net load on a bone within
+   * this fraction of the rig's spring load (each spring counted at least at its pull at
+   * `settleTolerance` × height) and every bone end slower than settleTolerance × height per second.
+   */
+  restLoad: number;
   solver: string;
   /** Kinematic solvers: iteration cap per step, and tolerance as a fraction of the rig's height. */
   ikIterations: number;
