@@ -36,10 +36,11 @@ const rigid = new Float64Array(6);
 /**
  * The helpers' double arguments, passed in an array (a double passed to a call V8 does not inline
  * is boxed, an allocation): the point measured about (0-2), the rigid motion's centre (3-5), the
- * angular momentum to turn into Ω (6-8), and what measure() does to the velocities first (9: 2
- * nothing, 1 add the rigid motion, 0 scale the motion relative to it by args[10]).
+ * angular momentum to turn into Ω (6-8), what measure() does to the velocities first (9: 2
+ * nothing, 1 add the rigid motion, 0 scale the motion relative to it by args[10]), and whether
+ * it measures the inertia tensor too (11).
  */
-const args = new Float64Array(11);
+const args = new Float64Array(12);
 const MEASURE = 2, ADD = 1, SCALE = 0;
 
 /**
@@ -64,6 +65,8 @@ export function conservationProjection(world: PhysikWorld): void {
     const ox = Rig.momentumPoint[r3]!, oy = Rig.momentumPoint[r3 + 1]!, oz = Rig.momentumPoint[r3 + 2]!;
     args[0] = ox; args[1] = oy; args[2] = oz;
     args[9] = MEASURE;
+    // (the inertia only where it is needed: the momentum projection, or the guard acting)
+    args[11] = budget === 1 ? 1 : 0;
     measure(world, rig);
     // the rigid motion's centre: the centre of mass (floating) or the pin
     let cx = 0, cy = 0, cz = 0;
@@ -85,8 +88,22 @@ export function conservationProjection(world: PhysikWorld): void {
       args[9] = ADD;
       measure(world, rig);
     }
-    // 2. energy: the guard. The rigid motion with the rig's momentum (the least energy that
-    // momentum allows) and what is left, the internal motion
+    // 2. energy: the guard
+    const ke = m[10]!;
+    potentialEnergy(world, rig);
+    const pe = energy[1]!;
+    Rig.energyEnd[r] = ke + pe;
+    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND);
+    if (!(excess > 0)) {
+      // (run anyway, on whatever m holds, results unused: a function V8 sees only when the guard
+      // acts would run unoptimised then, where every double is an allocation)
+      shiftInertiaToCentre();
+      solveRigid();
+      continue;
+    }
+    if (args[11] !== 1) { args[9] = MEASURE; args[11] = 1; measure(world, rig); }
+    // the rigid motion with the rig's momentum (the least energy that momentum allows) and what
+    // is left, the internal motion
     let Lx = m[7]!, Ly = m[8]!, Lz = m[9]!;
     let keRigid = 0;
     if (!pinned) {
@@ -99,17 +116,10 @@ export function conservationProjection(world: PhysikWorld): void {
       rigid[0] = 0; rigid[1] = 0; rigid[2] = 0;
     }
     args[6] = Lx; args[7] = Ly; args[8] = Lz;
-    // (solved every step, though used only when the guard acts: a function V8 sees rarely runs
-    // unoptimised, where every double is an allocation)
     if (!solveRigid()) continue;
     keRigid += 0.5 * (rigid[3]! * Lx + rigid[4]! * Ly + rigid[5]! * Lz);
-    const ke = m[10]!;
-    potentialEnergy(world, rig);
-    const pe = energy[1]!;
-    Rig.energyEnd[r] = ke + pe;
-    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND);
     const internal = ke - keRigid;
-    if (!(excess > 0) || !(internal > 0)) continue;
+    if (!(internal > 0)) continue;
     const s2 = Math.max(0, (internal - excess) / internal);
     args[9] = SCALE; args[10] = Math.sqrt(s2);
     measure(world, rig);
@@ -131,7 +141,7 @@ export function conservationProjection(world: PhysikWorld): void {
 function measure(world: PhysikWorld, rig: RigRecord): void {
   const { rot, inertia, mass, centre, head, vel, headVel, angVel } = world.physik.Bone;
   const ox = args[0]!, oy = args[1]!, oz = args[2]!;
-  const mode = args[9]!, s = args[10]!;
+  const mode = args[9]!, s = args[10]!, withInertia = args[11] === 1;
   const px = args[3]!, py = args[4]!, pz = args[5]!;
   const Vx = rigid[0]!, Vy = rigid[1]!, Vz = rigid[2]!, Wx = rigid[3]!, Wy = rigid[4]!, Wz = rigid[5]!;
   const bones = rig.bones;
@@ -172,6 +182,7 @@ function measure(world: PhysikWorld, rig: RigRecord): void {
     ly += mb * (dz * vx - dx * vz) + r10 * hx + r11 * hy + r12 * hz;
     lz += mb * (dx * vy - dy * vx) + r20 * hx + r21 * hy + r22 * hz;
     ke += 0.5 * (mb * (vx * vx + vy * vy + vz * vz) + sx * hx + sy * hy + sz * hz);
+    if (!withInertia) continue;
     // R diag(e) Rᵀ + m (|d|² I − d dᵀ)
     const d2 = dx * dx + dy * dy + dz * dz;
     ixx += r00 * r00 * ex + r01 * r01 * ey + r02 * r02 * ez + mb * (d2 - dx * dx);

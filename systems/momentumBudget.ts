@@ -60,17 +60,18 @@ export function momentumBudget(world: PhysikWorld): void {
       const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
       const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
       const ix = inertia[b3]!, iy = inertia[b3 + 1]!, iz = inertia[b3 + 2]!;
-      const dx = centre[b3]! - ox, dy = centre[b3 + 1]! - oy, dz = centre[b3 + 2]! - oz;
-      // momentum: m v and (c − o) × m v + I ω
       const vx = vel[b3]!, vy = vel[b3 + 1]!, vz = vel[b3 + 2]!;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       const sx = r00 * wx + r10 * wy + r20 * wz, sy = r01 * wx + r11 * wy + r21 * wz, sz = r02 * wx + r12 * wy + r22 * wz;
       const hx = ix * sx, hy = iy * sy, hz = iz * sz;
+      ke += 0.5 * (mb * (vx * vx + vy * vy + vz * vz) + sx * hx + sy * hy + sz * hz);
+      if (!free) continue; // (a loaded rig's momentum is not budgeted: only its energy)
+      // momentum: m v and (c − o) × m v + I ω
+      const dx = centre[b3]! - ox, dy = centre[b3 + 1]! - oy, dz = centre[b3 + 2]! - oz;
       px += mb * vx; py += mb * vy; pz += mb * vz;
       lx += mb * (dy * vz - dz * vy) + r00 * hx + r01 * hy + r02 * hz;
       ly += mb * (dz * vx - dx * vz) + r10 * hx + r11 * hy + r12 * hz;
       lz += mb * (dx * vy - dy * vx) + r20 * hx + r21 * hy + r22 * hz;
-      ke += 0.5 * (mb * (vx * vx + vy * vy + vz * vz) + sx * hx + sy * hy + sz * hz);
       // rates: m a and (c − o) × m a + I α − τ_gyro
       const ax = acc[b3]!, ay = acc[b3 + 1]!, az = acc[b3 + 2]!;
       const gx = angAcc[b3]!, gy = angAcc[b3 + 1]!, gz = angAcc[b3 + 2]!;
