@@ -1,8 +1,12 @@
 /**
  * Metrics of each rig after the step: centre of mass, kinetic energy, target errors, the
- * fastest bone end, and rest detection (the rig is at rest when no target is interpolating,
- * the solve did not diverge and every bone end moves slower than restSpeed × height per
- * second; `restSince` is the step the current rest began). Joint gaps and limit violations,
+ * fastest bone end, the load residual (measureLoads), and rest detection (the rig is at rest
+ * when no target is interpolating, the solve did not diverge and every bone end moves slower
+ * than restSpeed × height per second; `restSince` is the step the current rest began). A rig
+ * at rest is also static (`Rig.static`, what 'converged' and sleep need) when every bone end is
+ * slower than settleTolerance × height per second and the load residual is within restLoad of
+ * the load it is judged against: slow alone is not static (the turn of a slow swing is slow with
+ * its load unbalanced; a creep under restSpeed still moves). Joint gaps and limit violations,
  * which nothing in the step reads, are measured from the pose when read (measureDiagnostics).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
@@ -23,12 +27,15 @@ export function metrics(world: PhysikWorld): void {
     const interpolating = measureRig(world, rig);
     const step = Rig.step[r]! + 1;
     Rig.step[r] = step;
-    const resting = !interpolating && Rig.solveStatus[r] !== STATUS_DIVERGED && Rig.maxEndSpeed[r]! < rig.settings.restSpeed * Rig.height[r]!;
+    measureLoads(world, rig);
+    const s = rig.settings, H = Rig.height[r]!, speed = Rig.maxEndSpeed[r]!;
+    const resting = !interpolating && Rig.solveStatus[r] !== STATUS_DIVERGED && speed < s.restSpeed * H;
     if (resting) {
       if (!Rig.atRest[r]) { Rig.atRest[r] = 1; Rig.restSince[r] = step; }
     } else {
       Rig.atRest[r] = 0; Rig.restSince[r] = -1;
     }
+    Rig.static[r] = resting && speed < s.settleTolerance * H && Rig.loadResidual[r]! <= s.restLoad * Rig.loadScale[r]! ? 1 : 0;
   }
 }
 
@@ -86,6 +93,64 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
   Rig.maxTargetError[r] = maxErr;
   Rig.meanTargetError[r] = n > 0 ? sumErr / n : 0;
   return interpolating;
+}
+
+/**
+ * How far the rig is from static balance, from the last joint solve (run by metrics, after the
+ * step). A bone's net load is what accelerates it: effMass × acc and effInertiaWorld × angAcc,
+ * the joint forces, springs, limit torques and damping included (the effective mass and inertia
+ * are the ones the solve used: the implicit terms only scale accelerations). The torque is taken
+ * as a force at the bone's length, and `Rig.loadResidual` is the largest |F| + |τ| / length over
+ * the bones. The damping forces vanish with speed, so at rest this is the unbalanced spring and
+ * limit load. `Rig.springLoad` is the sum of the active control springs' pulls; `Rig.loadScale`
+ * what the residual is judged against: the spring load, but at least each spring's pull at
+ * settleTolerance × height (a rig that reaches its goals ends with no spring load, and its
+ * residual and spring load then shrink together: judged against the spring load alone, it would
+ * never be static). Without a spring, the load that would move the whole rig about
+ * settleTolerance × height in one step from rest (m_total × settleTolerance × height / dt²): the
+ * same distance as the springs' floor, for a rig only its limits and joints hold. A kinematic rig carries no
+ * load: all three are 0. A step the guard refused leaves no finite acceleration: the residual
+ * stays that of the last good state, which the rig is held at (and a diverged rig is not at rest).
+ */
+export function measureLoads(world: PhysikWorld, rig: RigRecord): void {
+  const { Bone, Rig, ControlPoint } = world.physik;
+  const r = rig.eid;
+  const s = rig.settings;
+  if (s.solver !== 'physik') {
+    Rig.loadResidual[r] = 0; Rig.springLoad[r] = 0; Rig.loadScale[r] = 0;
+    return;
+  }
+  const { acc, angAcc, effMass, effInertiaWorld: E, length, mass } = Bone;
+  let residual = 0, totalMass = 0;
+  for (let bi = 0; bi < rig.bones.length; bi++) {
+    const b = rig.bones[bi]!;
+    const b3 = b * 3, o = b * 6;
+    totalMass += mass[b]!;
+    const m = effMass[b]!;
+    const fx = m * acc[b3]!, fy = m * acc[b3 + 1]!, fz = m * acc[b3 + 2]!;
+    const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+    // τ = E α, E symmetric: xx xy xz yy yz zz
+    const tx = E[o]! * ax + E[o + 1]! * ay + E[o + 2]! * az;
+    const ty = E[o + 1]! * ax + E[o + 3]! * ay + E[o + 4]! * az;
+    const tz = E[o + 2]! * ax + E[o + 4]! * ay + E[o + 5]! * az;
+    const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
+    if (!(load <= residual)) residual = load; // a NaN is kept, so a refused step is seen below
+  }
+  const H = Rig.height[r]!, tolerance = s.settleTolerance * H;
+  const { springForce, stiffness } = ControlPoint;
+  let springLoad = 0, pullAtTolerance = 0;
+  for (let ci = 0; ci < rig.controlPoints.length; ci++) {
+    const cp = rig.controlPoints[ci]!;
+    if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
+    const c3 = cp * 3;
+    const fx = springForce[c3]!, fy = springForce[c3 + 1]!, fz = springForce[c3 + 2]!;
+    springLoad += Math.sqrt(fx * fx + fy * fy + fz * fz);
+    pullAtTolerance += stiffness[cp]! * tolerance;
+  }
+  const floor = pullAtTolerance > 0 ? pullAtTolerance : (totalMass * tolerance) / (s.dt * s.dt);
+  if (residual < Infinity) Rig.loadResidual[r] = residual;
+  Rig.springLoad[r] = springLoad;
+  Rig.loadScale[r] = springLoad > floor ? springLoad : floor;
 }
 
 /**

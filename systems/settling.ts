@@ -6,11 +6,13 @@
  * - 'diverged': the divergence guard refused a step, even in substeps, within the last
  *   `settleSteps` steps (the rig kept its last good state).
  * - 'converged': at rest (every bone end slower than restSpeed × height, no target
- *   interpolating) for `settleSteps` steps, with every goal within settleTolerance × height.
- * - 'stalled': at rest as long, a goal farther and the error no longer improving (out of
- *   reach, held by a limit, goals in conflict; a rig creeping slowly onto its goals is still
- *   settling); or still moving without improving the target error by 0.1% for `stallSteps`
- *   steps (a limit cycle: the paper's wobbling hand).
+ *   interpolating) for `settleSteps` steps and static now (`Rig.static`, systems/metrics.ts:
+ *   every bone end slower than settleTolerance × height per second and the net load within
+ *   restLoad of the spring load), with every goal within settleTolerance × height.
+ * - 'stalled': at rest as long and static, a goal farther and the error no longer improving
+ *   (out of reach, held by a limit, goals in conflict; a rig creeping slowly onto its goals is
+ *   still settling); or still moving without improving the target error by 0.1% for
+ *   `stallSteps` steps (a limit cycle: the paper's wobbling hand).
  * - 'settling': otherwise. A change of targets or settings starts it over (systems/sleep.ts).
  * Each change of status calls the world's settle listeners (`onSettle` in the API).
  *
@@ -21,8 +23,9 @@
  * reaches every goal within tolerance (the rig is then converged, at rest); else PhysIK's state
  * is put back, so a finish never leaves a rig worse off, nor costs it simulated time.
  *
- * Sleep (`sleepWhenConverged`): a converged rig, or one stalled at rest, gets zero velocity and
- * is no longer stepped until it is woken.
+ * Sleep (`sleepWhenConverged`): a converged rig, or a stalled one, once static, gets zero
+ * velocity and is no longer stepped until it is woken (so a rig never sleeps while a load on
+ * it is unbalanced: woken, it would move on from where it slept).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
@@ -59,9 +62,9 @@ export function settling(world: PhysikWorld): void {
       Rig.settleSince[r] = step; // stays diverged until settleSteps good steps pass
     } else if (Rig.settle[r] === STATUS_DIVERGED && step - Rig.settleSince[r]! < s.settleSteps) {
       status = STATUS_DIVERGED;
-    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && err <= tolerance) {
+    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && Rig.static[r] && err <= tolerance) {
       status = STATUS_CONVERGED;
-    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && step - Rig.progressStep[r]! >= s.settleSteps) {
+    } else if (Rig.atRest[r] && step - Rig.restSince[r]! >= s.settleSteps && Rig.static[r] && step - Rig.progressStep[r]! >= s.settleSteps) {
       status = STATUS_STALLED; // at rest short of a goal, and no longer creeping toward it
     } else if (step - Rig.progressStep[r]! >= s.stallSteps) {
       status = STATUS_STALLED;
@@ -79,7 +82,7 @@ export function settling(world: PhysikWorld): void {
     }
 
     if (status !== Rig.settle[r]) setSettleStatus(world, rig, status);
-    if (s.sleepWhenConverged && Rig.atRest[r] && (status === STATUS_CONVERGED || status === STATUS_STALLED)) fallAsleep(world, rig);
+    if (s.sleepWhenConverged && Rig.static[r] && (status === STATUS_CONVERGED || status === STATUS_STALLED)) fallAsleep(world, rig);
   }
 }
 
@@ -119,11 +122,16 @@ function stopMotion(world: PhysikWorld, rig: RigRecord): void {
   forwardKinematicsOf(world, rig);
 }
 
-/** The metrics of a rig that stands still: no kinetic energy, no speed, at rest from now. */
+/**
+ * The metrics of a rig that stands still: no kinetic energy, no speed, at rest and static from
+ * now (a finished pose is held by the finish solver, not by PhysIK's loads; a sleeping rig was
+ * static already).
+ */
 function markStill(world: PhysikWorld, rig: RigRecord): void {
   const { Rig } = world.physik;
   Rig.kineticEnergy[rig.eid] = 0;
   Rig.maxEndSpeed[rig.eid] = 0;
+  Rig.static[rig.eid] = 1;
   if (!Rig.atRest[rig.eid]) { Rig.atRest[rig.eid] = 1; Rig.restSince[rig.eid] = Rig.step[rig.eid]!; }
 }
 

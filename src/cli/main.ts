@@ -256,6 +256,7 @@ function printRun(summary: RunSummary, expectResult: ReturnType<typeof checkExpe
   out(`  limit violation   ${fmt(summary.maxLimitViolationDeg)} deg (peak ${fmt(summary.peakLimitViolationDeg)})`);
   out(`  joint gap         ${fmt(summary.maxJointGap)}`);
   out(`  kinetic energy    ${fmt(summary.kineticEnergy)} (peak ${fmt(summary.peakKineticEnergy)})`);
+  out(`  static balance    ${summary.static ? 'static' : 'not static'}: load residual ${fmt(summary.loadResidual)}, ${fmt(summary.loadRatio)} of the spring load ${fmt(summary.springLoad)} (each spring at least at its pull at the tolerance); fastest end ${fmt(summary.maxEndSpeed / summary.height)} × height/s`);
   out(`  passes per step   mean ${summary.passesPerStep.mean.toFixed(2)}  max ${summary.passesPerStep.max}`);
   const steadySteps = Math.min(STEADY_STEPS, summary.steps);
   out(`  time per step     ${(summary.msPerStepSteady * 1000).toFixed(1)} us over the last ${steadySteps} steps, ${(summary.msPerStep * 1000).toFixed(1)} us over the run${summary.crowd ? ' (the whole world)' : ''}; the first few hundred steps of a process run before V8 has compiled the step`);

@@ -124,6 +124,18 @@ export interface RigMetrics {
   sleeping: boolean;
   /** Hybrid finish since the targets last moved: 'none' (not tried), 'reached' the goals, 'short' of them (PhysIK went on). */
   finish: 'none' | 'reached' | 'short';
+  /**
+   * Static balance after the last step (systems/metrics.ts measureLoads): the largest net load
+   * on a bone (|F| + |τ| / length, a force; at rest, the unbalanced spring and limit load), the
+   * active control springs' total pull, and the residual over the load it is judged against
+   * (the spring load, at least each spring's pull at settleTolerance × height). 0 for a
+   * kinematic rig.
+   */
+  loadResidual: number;
+  springLoad: number;
+  loadRatio: number;
+  /** At rest, every bone end slower than settleTolerance × height per second and loadRatio within restLoad: what 'converged' needs. */
+  static: boolean;
 }
 
 export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
@@ -167,6 +179,10 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
     retriedSteps: Rig.retriedSteps[r]!,
     sleeping: Rig.sleeping[r] === 1,
     finish: (['none', 'reached', 'short'] as const)[Rig.finishing[r]!]!,
+    loadResidual: Rig.loadResidual[r]!,
+    springLoad: Rig.springLoad[r]!,
+    loadRatio: Rig.loadScale[r]! > 0 ? Rig.loadResidual[r]! / Rig.loadScale[r]! : 0,
+    static: Rig.static[r] === 1,
   };
 }
 
@@ -198,6 +214,7 @@ export function resetRig(world: PhysikWorld, rig: number): void {
     attachmentPoint(world, cp, ControlPoint.attachment, cp * 3);
   });
   resetRigMetrics(world, rig);
+  Rig.loadResidual[rig] = 0; Rig.springLoad[rig] = 0; Rig.loadScale[rig] = 0; Rig.static[rig] = 0; // as a fresh rig's
   centreOfMass(world, record.bones, rig);
   record.scriptCursor = 0;
 }

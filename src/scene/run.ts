@@ -20,10 +20,22 @@ export interface RunSummary {
   scene: string;
   solver: string;
   steps: number;
+  /** At rest at the end (every bone end slower than restSpeed × height); `status` says whether converged. */
   converged: boolean;
   /** The step from which the rig stayed at rest to the end, or null. */
   stepsToConverge: number | null;
   status: string;
+  /**
+   * Static balance at the end (RigMetrics): the largest net load on a bone, the control springs'
+   * total pull, the residual over the load it is judged against, and whether the rig is static
+   * (what 'converged' needs besides its goals).
+   */
+  loadResidual: number;
+  springLoad: number;
+  loadRatio: number;
+  static: boolean;
+  /** The fastest bone end at the end of the run (units per second). */
+  maxEndSpeed: number;
   maxTargetError: number;
   meanTargetError: number;
   targetErrors: Record<string, number>;
@@ -185,6 +197,11 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     converged: m.atRest,
     stepsToConverge: m.restSince,
     status: m.status,
+    loadResidual: m.loadResidual,
+    springLoad: m.springLoad,
+    loadRatio: m.loadRatio,
+    static: m.static,
+    maxEndSpeed: m.maxEndSpeed,
     maxTargetError: m.maxTargetError,
     meanTargetError: m.meanTargetError,
     targetErrors: m.targetErrors,
