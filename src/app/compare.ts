@@ -5,8 +5,9 @@
  *
  * Before every step the ghost copies the main rig's control points by name: targets and
  * active flags that differ are set (so interpolation starts on the same step as in the main
- * rig), points added or removed by edits are added or removed. Settings edits are mirrored,
- * except the solver. The ghost has no script of its own: the main rig's scripted moves reach
+ * rig; a target the main rig took at once, as a drag's, is taken at once too), points added
+ * or removed by edits are added or removed. Settings and feel edits are mirrored, except the
+ * solver. The ghost has no script of its own: the main rig's scripted moves reach
  * it through the copy. Copying allocates only when the set of points changed.
  */
 import {
@@ -16,6 +17,7 @@ import {
 import { findRig } from '../core/world';
 import type { RigDescription, Settings } from '../scene/types';
 import type { RigRef } from './edits';
+import { applyFeel, setTargetNow, type Feel } from './feel';
 
 export interface Comparison {
   readonly world: PhysikWorld;
@@ -26,6 +28,8 @@ export interface Comparison {
   reset(): void;
   /** Mirror a settings edit (the solver is the ghost's own). */
   setSettings(patch: Partial<Settings>): void;
+  /** Mirror a feel edit (feel.ts applyFeel; `was` the responsiveness the springs are at). */
+  setFeel(feel: Partial<Feel>, was: number): void;
 }
 
 const scratch = new Float64Array(3);
@@ -53,7 +57,9 @@ export function createComparison(main: RigRef, rig: RigDescription, solver: stri
       const s3 = src * 3, c3 = cp * 3;
       if (M.target[s3] !== ControlPoint.target[c3] || M.target[s3 + 1] !== ControlPoint.target[c3 + 1] || M.target[s3 + 2] !== ControlPoint.target[c3 + 2]) {
         scratch[0] = M.target[s3]!; scratch[1] = M.target[s3 + 1]!; scratch[2] = M.target[s3 + 2]!;
-        setTarget(world, cp, scratch);
+        // the main rig's point interpolating: a jump, so interpolate here too; else a drag's move
+        if (M.interpStep[src]! < M.interpSteps[src]!) setTarget(world, cp, scratch);
+        else setTargetNow(world, cp, scratch);
       }
       if (M.active[src] !== ControlPoint.active[cp]) setControlPointActive(world, cp, M.active[src] === 1);
     }
@@ -81,6 +87,9 @@ export function createComparison(main: RigRef, rig: RigDescription, solver: stri
       const { solver: _ignored, ...rest } = patch;
       void _ignored;
       setSettings(world, handle.rig, rest);
+    },
+    setFeel(feel, was) {
+      applyFeel(world, handle.rig, feel, was);
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Deep links: the page's address says what it shows, `?scene=humanoid&solver=ccd&compare=fabrik&onion=4&rapier=impulse`
  * (`rapier=1` is impulse joints, `rapier=multibody` the other model, `rapier=0` off), and
- * `crowd=100` (copies of the rig, 0-1000) and `worker=1` (the simulation in a Web Worker, workerMode.ts).
+ * `crowd=100` (copies of the rig, 0-1000), `worker=1` (the simulation in a Web Worker, workerMode.ts), and
+ * `responsiveness=2&liveliness=0.3` (the feel knobs, feel.ts; written when they differ from the sandbox's).
  * `readDeepLink` parses a query (unknown values are reported, never applied); `writeDeepLink`
  * puts the sandbox's current choices back in the address bar without reloading.
  */
@@ -10,6 +11,7 @@ import { settingEnums } from '../core/settings';
 import type { Sandbox } from './main';
 import type { JointModel } from '../rapier/jointPlan';
 import { CROWD_MAX } from './simScene';
+import { feelProblem, SANDBOX_FEEL } from './feel';
 
 /** Joint models of the Rapier ghost (the mirror's; listed here so the page needs nothing of src/rapier until the ghost is on). */
 export const rapierJointModels: readonly JointModel[] = ['impulse', 'multibody'];
@@ -33,6 +35,9 @@ export interface SandboxOptions {
   crowd?: number;
   /** Run the simulation in a Web Worker (worker mode; default: on the main thread). */
   worker?: boolean;
+  /** The feel knobs (feel.ts; default: the sandbox's, except on a scene with a feel of its own). */
+  responsiveness?: number;
+  liveliness?: number;
 }
 
 /** Keep the address bar a deep link to what is shown. */
@@ -48,11 +53,18 @@ export function writeDeepLink(s: Sandbox): void {
   else url.searchParams.delete('rapier');
   if (s.crowd > 0) url.searchParams.set('crowd', String(s.crowd));
   else url.searchParams.delete('crowd');
+  // a knob in effect is written when it is not the sandbox's default, or when the scene would
+  // otherwise keep its own (then the default too was a choice)
+  for (const key of ['responsiveness', 'liveliness'] as const) {
+    const v = s.feel[key];
+    if (v !== null && (v !== SANDBOX_FEEL[key] || s.sceneOwnFeel)) url.searchParams.set(key, String(v));
+    else url.searchParams.delete(key);
+  }
   // `worker` is left as the page was opened: switching it reloads the page (the panel's toggle)
   history.replaceState(null, '', url);
 }
 
-/** The page's query: scene, solver, compare, onion, rapier, crowd, worker. Unknown values are reported, not applied. */
+/** The page's query: scene, solver, compare, onion, rapier, crowd, worker, responsiveness, liveliness. Unknown values are reported, not applied. */
 export function readDeepLink(search: string): { scene: string; options: SandboxOptions; problems: string[] } {
   const q = new URLSearchParams(search);
   const problems: string[] = [];
@@ -93,6 +105,14 @@ export function readDeepLink(search: string): { scene: string; options: SandboxO
     const v = worker.toLowerCase();
     if (v === '1' || v === 'true' || v === 'on') options.worker = true;
     else if (!(v === '0' || v === 'false' || v === 'off' || v === '')) problems.push(`?worker=${worker}: expected 1 or 0`);
+  }
+  for (const key of ['responsiveness', 'liveliness'] as const) {
+    const raw = q.get(key);
+    if (raw === null) continue;
+    const n = raw.trim() === '' ? NaN : Number(raw);
+    const problem = feelProblem(key, n);
+    if (problem) problems.push(`?${key}=${raw}: ${problem.replace(/, got .*$/, '')}`);
+    else options[key] = n;
   }
   return { scene: q.get('scene') || 'humanoid', options, problems };
 }

@@ -2,7 +2,8 @@
  * Dragging control-point targets in the sandbox (browser only).
  *
  * - Press on a target handle and drag: the target moves on the plane through it that faces
- *   the camera, calling `setTarget` on every move (the rig follows live). The press is taken
+ *   the camera, at once on every move (feel.ts setTargetNow: the pointer's path is the
+ *   smooth path, so no interpolation trails behind the handle; the rig follows live). The press is taken
  *   in the capture phase, so OrbitControls never sees it; OrbitControls is also disabled
  *   while dragging.
  * - When a drag by either tool ends, `onMoved(cp, from, to)` reports the move (for undo).
@@ -12,7 +13,8 @@
  */
 import { Object3D, Plane, Vector3 } from 'three';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
-import { setTarget, type PhysikWorld } from '../core';
+import type { PhysikWorld } from '../core';
+import { setTargetNow } from './feel';
 import type { View } from '../render/view';
 
 export interface TargetDragger {
@@ -33,13 +35,13 @@ export interface DraggerHooks {
   onMoved?(cp: number, from: [number, number, number], to: [number, number, number]): void;
   /** The gizmo was attached to `cp` (-1: detached). */
   onSelect?(cp: number): void;
-  /** Move a target while dragging (default: the core's setTarget on the world; worker mode also posts it to the worker). */
+  /** Move a target while dragging (default: setTargetNow on the world; worker mode also posts it to the worker). */
   setTarget?(cp: number, to: Float64Array): void;
 }
 
 export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTMLCanvasElement, hooks: DraggerHooks = {}): TargetDragger {
   const { ControlPoint } = world.physik;
-  const moveTarget = hooks.setTarget ?? ((cp: number, to: Float64Array) => setTarget(world, cp, to));
+  const moveTarget = hooks.setTarget ?? ((cp: number, to: Float64Array) => setTargetNow(world, cp, to));
   const proxy = new Object3D();
   view.scene.add(proxy);
   const gizmo = new TransformControls(view.camera, canvas);

@@ -3,8 +3,8 @@
  *
  * - Press on a bone (not on a target handle or the gizmo): a control point is added at the
  *   pressed point on the bone's axis, its target on that point.
- * - Drag: the target follows the pointer on the plane through it facing the camera, so the
- *   body follows the hand. On release the point is removed, unless Shift (or Alt) is held:
+ * - Drag: the target follows the pointer on the plane through it facing the camera, at once
+ *   (feel.ts setTargetNow, as a target's drag), so the body follows the hand. On release the point is removed, unless Shift (or Alt) is held:
  *   then it stays as a pin (undoable).
  * - Click without dragging: the point stays as a pin where you clicked (undoable).
  *
@@ -12,7 +12,8 @@
  * and hidden from OrbitControls. Pins are named pin1, pin2, ...; grabs use the same names.
  */
 import { Plane, Vector3 } from 'three';
-import { addControlPoint, describeControlPoint, removeControlPoint, setTarget } from '../core';
+import { addControlPoint, describeControlPoint, removeControlPoint } from '../core';
+import { setTargetNow } from './feel';
 import { findRig } from '../core/world';
 import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
@@ -91,7 +92,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     moved = true;
     if (!view.rayAt(e.clientX, e.clientY).intersectPlane(plane, hit)) return;
     tmp[0] = hit.x; tmp[1] = hit.y; tmp[2] = hit.z;
-    setTarget(ref.world, grabbed, tmp);
+    setTargetNow(ref.world, grabbed, tmp);
   }
 
   function onUp(e: PointerEvent): void {

@@ -18,13 +18,16 @@
  * - Crowd and worker mode: `?crowd=100` spawns copies of the rig; `?worker=1` runs the
  *   simulation in a Web Worker instead (workerMode.ts; on the main thread, with a message,
  *   when the page is not cross-origin isolated).
+ * - Feel (feel.ts): responsiveness and liveliness, put on the main rig when a scene loads
+ *   (unless the scene sets its own stiffness or damping) and by the panel's knobs; a drag
+ *   moves its target at once, without the interpolation of a jump.
  *
  * Browser-safe imports only: scenes come in as JSON modules through `import.meta.glob` and
  * go through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file
  * that is not a scene, an out-of-range setting) shows a message in #error; the page goes on.
  *
  * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small handle
- * (`pose()`, `metrics()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
+ * (`pose()`, `metrics()`, `time()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import {
   createPhysikWorld, createSnapshot, getSettings, readMetrics, readPose, resetRig,
@@ -57,6 +60,7 @@ import { createRapierGhost, type RapierDistance, type RapierGhost } from './rapi
 import { rapierInits } from '../rapier/load';
 import type { JointModel } from '../rapier/jointPlan';
 import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
+import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, type Feel, type FeelState } from './feel';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -102,6 +106,12 @@ export interface Sandbox {
   history: History;
   /** Change settings of the main rig (and the ghost's, except the solver); throws when refused. */
   applySettings(patch: Partial<Settings>): void;
+  /** The feel knobs in effect on the main rig (feel.ts); null where the scene's own stiffness or damping stands. */
+  readonly feel: Readonly<FeelState>;
+  /** Whether the scene sets its own stiffness or damping (it keeps them until a knob is moved). */
+  readonly sceneOwnFeel: boolean;
+  /** Turn feel knobs (kept for the scenes loaded next); throws, nothing changed, for a value out of range. */
+  setFeel(feel: Partial<Feel>): void;
   /** The compare ghost, or null. */
   readonly compare: Comparison | null;
   /** Start (or stop, with null) compare mode; throws for an unknown solver. */
@@ -164,6 +174,8 @@ export interface Sandbox {
 export interface PhysikDebug {
   pose(): Record<string, BonePose>;
   metrics(): RigMetrics;
+  /** Simulated seconds of the main rig since it was added or reset (its step × dt). */
+  time(): number;
   compareMetrics(): RigMetrics | null;
   /** The Rapier ghost on (true or a joint model) or off; see Sandbox.setRapierGhost. */
   rapierGhost(on: boolean | JointModel): Promise<boolean>;
@@ -211,6 +223,10 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let rig = addSceneRig(world, scene, options.solver);
   const ref: RigRef = { world, get rig() { return rig; } };
   const record = () => findRig(world, rig);
+  // the knobs last chosen (a deep link's, then the panel's): every scene loaded gets them
+  const chosen: Feel = { responsiveness: options.responsiveness ?? SANDBOX_FEEL.responsiveness, liveliness: options.liveliness ?? SANDBOX_FEEL.liveliness };
+  let feel: FeelState = feelForScene(scene, chosen, { responsiveness: options.responsiveness, liveliness: options.liveliness });
+  applyFeel(world, rig, inEffect(feel));
 
   const canvas = document.getElementById('view') as HTMLCanvasElement;
   const view = createView(canvas, world);
@@ -437,6 +453,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   function loadScene(next: Scene, name: string): void {
     // build the new rig first: if it throws, the old one stays
     ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd
+    feel = feelForScene(next, chosen);
+    applyFeel(world, rig, inEffect(feel));
     scene = next;
     sceneName = name;
     history.clear();
@@ -493,6 +511,17 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
         restoreRig(world, rig, after);
       }
       compare?.setSettings(patch);
+      // damping set by hand: liveliness is no longer what stands
+      if (patch.damping !== undefined || patch.dampingAuto !== undefined || patch.dampingRatio !== undefined) feel = { ...feel, liveliness: null };
+    },
+    get feel() { return feel; },
+    get sceneOwnFeel() { return sceneStatesOwnFeel(scene); },
+    setFeel(patch) {
+      const was = feel.responsiveness ?? 1;
+      applyFeel(world, rig, patch, was); // throws before anything changes when refused
+      compare?.setFeel(patch, was);
+      feel = { ...feel, ...patch };
+      Object.assign(chosen, patch);
     },
     get compare() { return compare; },
     setCompare,
@@ -650,6 +679,7 @@ if (typeof document !== 'undefined' && document.getElementById('view')) {
     window.physik = Object.freeze({
       pose: () => readPose(sandbox.world, sandbox.rig),
       metrics: () => readMetrics(sandbox.world, sandbox.rig),
+      time: () => readMetrics(sandbox.world, sandbox.rig).step * getSettings(sandbox.world, sandbox.rig).dt,
       compareMetrics: () => (sandbox.compare ? readMetrics(sandbox.compare.world, sandbox.compare.rig) : null),
       rapierGhost: (on: boolean | JointModel) => sandbox.setRapierGhost(on),
       rapierDistance: () => (sandbox.rapier ? { ...sandbox.rapier.distance() } : null),

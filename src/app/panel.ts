@@ -1,6 +1,8 @@
 /**
  * The sandbox's panel (lil-gui):
  * - scene picker (every file in scenes/, loaded in place) and "open file…" for a scene .json;
+ * - feel: responsiveness and liveliness (feel.ts), each with a tooltip, and a line saying
+ *   whether they or the scene's own stiffness and damping are in effect (on either thread);
  * - solver, compare-with solver (the ghost) and onion skins;
  * - the Rapier ghost: on/off, joint model, over or beside the rig, and the live tip distance
  *   (max over the bones, ÷ the rig's height) between PhysIK and Rapier;
@@ -26,6 +28,26 @@ import type { Sandbox } from './main';
 import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
 import { CROWD_MAX } from './simScene';
 import { WORKER_MODE_OFF } from './workerMode';
+import { FEEL_RANGE } from './feel';
+
+/** Tooltips of the feel knobs (one line each). */
+export const FEEL_TIPS = {
+  responsiveness: "How tightly the body follows its handles: the control springs' stiffness × this (1 = the scene's own).",
+  liveliness: 'How much the body swings through and settles after a quick move: damping ratio 1 − this (0 = critical, no overshoot).',
+} as const;
+
+/** The panel's line under the knobs: what is in effect on this scene, short, and in full (its tooltip). */
+export function feelHint(sandbox: Sandbox): { short: string; full: string } {
+  const { responsiveness: r, liveliness: l } = sandbox.feel;
+  const rule = "The knobs apply to every scene that does not set its own stiffness or damping (the paper scenes only restate the library's, so they get the knobs); "
+    + 'a scene that does keeps its own until you move a knob. Scene files are never changed.';
+  const say = (short: string, now: string) => ({ short, full: `${now}. ${rule}` });
+  if (r !== null && l !== null) return say('the knobs', sandbox.sceneOwnFeel ? "The knobs, over this scene's own stiffness and damping" : "The knobs, on top of the scene's settings");
+  if (r === null && l === null) return say("the scene's own", "This scene's own stiffness and damping: move a knob to override them");
+  return r === null
+    ? say("scene's springs, knob's damping", "The scene's own springs, and the liveliness knob's damping")
+    : say('knob\'s springs, set damping', 'The responsiveness knob\'s springs, and the damping set by hand in the settings');
+}
 
 /** Settings the panel edits, in display order, with their labels. */
 const fields: { key: keyof Settings; label: string }[] = [
@@ -117,6 +139,32 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     fileInput.value = '';
   });
   gui.domElement.append(fileInput);
+
+  // --- feel: plain-word knobs over stiffness and damping ratio (feel.ts)
+  const feelFolder = gui.addFolder('feel');
+  let hint: Controller | undefined; // the 'in effect' row, made below the knobs
+  const feelShown = () => {
+    const s = settingsNow(), f = sandbox.feel;
+    const lively = s.dampingAuto ? Math.min(FEEL_RANGE.liveliness.max, Math.max(0, 1 - s.dampingRatio)) : 0;
+    state.responsiveness = f.responsiveness ?? 1;
+    state.liveliness = f.liveliness ?? lively;
+    const h = feelHint(sandbox);
+    state.feelHint = h.short;
+    if (hint) hint.domElement.title = h.full;
+  };
+  feelShown();
+  for (const key of ['responsiveness', 'liveliness'] as const) {
+    const { min, max } = FEEL_RANGE[key];
+    const c = track(key, feelFolder.add(state, key, min, max, 0.05).name(key));
+    c.domElement.title = FEEL_TIPS[key];
+    c.onFinishChange((v: number) => {
+      try { sandbox.setFeel({ [key]: v }); ok(); } catch (e) { fail(key, e); }
+      refresh();
+      options.onLinkChange?.();
+    });
+  }
+  hint = track('feelHint', feelFolder.add(state, 'feelHint').name('in effect').disable());
+  hint.domElement.title = feelHint(sandbox).full;
 
   // --- solvers
   track('solver', gui.add(state, 'solver', [...options.solverNames]).name('solver')).onFinishChange((v: string) => {
@@ -299,6 +347,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     if (sandbox.rapierJoints) state.rapierJoints = sandbox.rapierJoints;
     state.rapierPlacement = sandbox.rapierPlacement;
     state.rapierDistance = rapierReadout();
+    feelShown();
     for (const { key } of fields) state[key] = s[key];
     for (const [, c] of controllers) c.updateDisplay();
   }

@@ -9,16 +9,20 @@
  * the rig's `controlPoints` (entity ids may differ between the two worlds).
  */
 import type { Scene, Settings } from '../scene/types';
+import type { Feel } from './feel';
 
 export type SimCommand =
-  /** First message: the control ints (see CONTROL_*), the pose buffer and what to build. */
-  | { type: 'init'; id: number; control: SharedArrayBuffer; pose: SharedArrayBuffer; scene: Scene; solver?: string; paused: boolean }
-  /** Replace every rig by this scene's (a new pose buffer for the new topology). */
-  | { type: 'scene'; id: number; pose: SharedArrayBuffer; scene: Scene; solver?: string }
+  /** First message: the control ints (see CONTROL_*), the pose buffer and what to build, with the feel knobs to put on the main rig. */
+  | { type: 'init'; id: number; control: SharedArrayBuffer; pose: SharedArrayBuffer; scene: Scene; solver?: string; paused: boolean; feel: Partial<Feel> }
+  /** Replace every rig by this scene's (a new pose buffer for the new topology), the feel knobs on its main rig. */
+  | { type: 'scene'; id: number; pose: SharedArrayBuffer; scene: Scene; solver?: string; feel: Partial<Feel> }
   /** Replace the crowd by `n` copies (a new pose buffer). */
   | { type: 'crowd'; id: number; pose: SharedArrayBuffer; n: number }
-  | { type: 'target'; id: number; rig: number; point: number; to: [number, number, number] }
+  /** `now`: at once, as a drag moves it (feel.ts setTargetNow); else as a jump, interpolated. */
+  | { type: 'target'; id: number; rig: number; point: number; to: [number, number, number]; now: boolean }
   | { type: 'settings'; id: number; patch: Partial<Settings> }
+  /** Turn feel knobs of the main rig, its springs now at responsiveness `was` (feel.ts applyFeel). */
+  | { type: 'feel'; id: number; feel: Partial<Feel>; was: number }
   | { type: 'pause'; id: number; paused: boolean }
   | { type: 'step'; id: number }
   | { type: 'reset'; id: number };

@@ -4,7 +4,8 @@
  * (simScene.ts), steps it at the main rig's fixed dt on its own clock, and after each batch
  * of steps publishes every rig's pose into the shared pose buffer (poseBuffer.ts) and the
  * step count into the control ints; the page's view reads them each frame. Targets, pause,
- * single step, reset, settings, scene and crowd changes arrive as messages (simProtocol.ts).
+ * single step, reset, settings, feel, scene and crowd changes arrive as messages (simProtocol.ts).
+ * The main rig gets the feel knobs the page sends with the scene (feel.ts), as the page's copy does.
  *
  * Clock: a fixed-step accumulator like the page's, ticked by setTimeout; at most
  * MAX_STEPS_PER_TICK steps and about STEP_BUDGET_MS of stepping per tick, so messages (a
@@ -20,6 +21,7 @@ import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
 import { createPoseWriter, type PoseWriter } from './poseBuffer';
 import { CONTROL_INTS, CONTROL_PAUSED, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
 import type { Scene } from '../scene/types';
+import { applyFeel, setTargetNow } from './feel';
 
 const MAX_STEPS_PER_TICK = 8;
 const STEP_BUDGET_MS = 12;
@@ -110,6 +112,7 @@ function handle(c: SimCommand): void {
       world = createPhysikWorld();
       scene = c.scene;
       rig = addSceneRig(world, c.scene, c.solver);
+      applyFeel(world, rig, c.feel);
       crowd = [];
       writer = createPoseWriter(c.pose);
       setPaused(c.paused);
@@ -118,6 +121,7 @@ function handle(c: SimCommand): void {
     }
     case 'scene': {
       ({ rig, crowd } = replaceScene(world!, c.scene, c.solver, [rig, ...crowd])); // the scene's own crowd too, as the page builds it
+      applyFeel(world!, rig, c.feel);
       scene = c.scene;
       writer = createPoseWriter(c.pose);
       restartClock();
@@ -132,11 +136,14 @@ function handle(c: SimCommand): void {
       const cp = r?.controlPoints[c.point];
       if (cp === undefined) throw new Error(`no control point ${c.point} on rig ${c.rig}`);
       to[0] = c.to[0]; to[1] = c.to[1]; to[2] = c.to[2];
-      setTarget(world!, cp, to);
+      (c.now ? setTargetNow : setTarget)(world!, cp, to);
       break;
     }
     case 'settings':
       setSettings(world!, rig, c.patch);
+      break;
+    case 'feel':
+      applyFeel(world!, rig, c.feel, c.was);
       break;
     case 'pause':
       setPaused(c.paused);

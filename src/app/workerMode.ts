@@ -10,9 +10,10 @@
  * copy, and the view, picking, the HUD and `readPose` / `readMetrics` read it as they read a
  * live world. Edits go the other way as messages (simProtocol.ts): a dragged target moves in
  * the copy at once (the handle follows the pointer) and is posted; the copy keeps its own
- * target until the worker reports the move applied. Pause, single step, reset, settings
- * (validated on the copy first, so a refused value throws here as on the main thread), a
- * loaded scene or file and the crowd are messages too; a new topology gets a new pose buffer.
+ * target until the worker reports the move applied. Pause, single step, reset, settings and
+ * the feel knobs (validated on the copy first, so a refused value throws here as on the main
+ * thread), a loaded scene or file and the crowd are messages too; a new topology gets a new
+ * pose buffer. The feel (feel.ts) works as on the main thread: both worlds' main rigs get it.
  *
  * Off in worker mode (each needs the world on the main thread; the panel hides them, keys
  * and calls say so): recording, playback and rewind; compare; the Rapier ghost; onion skins;
@@ -41,6 +42,7 @@ import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
 import { CONTROL_INTS, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
 import type { Sandbox, SandboxOptions } from './main';
 import type { RecordingControls } from './recording';
+import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, setTargetNow, type Feel, type FeelState } from './feel';
 
 /** Whether this page can share memory with a worker (cross-origin isolated, with SharedArrayBuffer and Worker). */
 export function workerModeAvailable(): boolean {
@@ -85,6 +87,10 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   let rig = addSceneRig(world, scene, solver);
   let crowdRigs: number[] = [];
   const record = () => findRig(world, rig);
+  // the feel knobs, kept as on the main thread (main.ts); the worker's rig gets the same
+  const chosen: Feel = { responsiveness: options.responsiveness ?? SANDBOX_FEEL.responsiveness, liveliness: options.liveliness ?? SANDBOX_FEEL.liveliness };
+  let feel: FeelState = feelForScene(scene, chosen, { responsiveness: options.responsiveness, liveliness: options.liveliness });
+  applyFeel(world, rig, inEffect(feel));
 
   // ---- the worker, its control ints and the pose buffer of the current topology
   const worker = new Worker(new URL('./simWorker.ts', import.meta.url), { type: 'module', name: 'physik simulation' });
@@ -128,26 +134,26 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     showError(`The simulation worker failed: ${e.message || 'it could not start'}`);
   });
   worker.addEventListener('messageerror', () => showError('The simulation worker could not read a message'));
-  send({ type: 'init', control: controlBuffer, pose, scene, solver, paused: false });
+  send({ type: 'init', control: controlBuffer, pose, scene, solver, paused: false, feel: inEffect(feel) });
 
   // ---- view, input, overlay
   const canvas = document.getElementById('view') as HTMLCanvasElement;
   const view = createView(canvas, world);
   const history = createHistory(); // stays empty: undo is off in worker mode
   const selection = createSelection(world, record, view, () => sandbox.onChange?.());
-  /** Post a target move of control point `cp` (any rig) and remember it until applied. */
-  const postTarget = (cp: number, to: ArrayLike<number>) => {
+  /** Post a target move of control point `cp` (any rig), at once (a drag's) or as a jump, and remember it until applied. */
+  const postTarget = (cp: number, to: ArrayLike<number>, now: boolean) => {
     const rigs = world.physik.rigs;
     for (let ri = 0; ri < rigs.length; ri++) {
       const i = rigs[ri]!.controlPoints.indexOf(cp);
       if (i < 0) continue;
-      setTarget(world, cp, to);
-      pendingTargets.set(cp, send({ type: 'target', rig: ri, point: i, to: [to[0]!, to[1]!, to[2]!] }));
+      (now ? setTargetNow : setTarget)(world, cp, to);
+      pendingTargets.set(cp, send({ type: 'target', rig: ri, point: i, to: [to[0]!, to[1]!, to[2]!], now }));
       return;
     }
   };
   const dragger = createTargetDragger(world, view, canvas, {
-    setTarget: postTarget,
+    setTarget: (cp, to) => postTarget(cp, to, true),
     onSelect: (cp) => selection.picked(cp),
   });
   selection.dragger = dragger;
@@ -195,9 +201,11 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
 
   function loadScene(next: Scene, name: string): void {
     ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd; throws (nothing changed) when refused
+    feel = feelForScene(next, chosen);
+    applyFeel(world, rig, inEffect(feel));
     scene = next;
     sceneName = name;
-    send({ type: 'scene', pose: newPoseBuffer(), scene: next });
+    send({ type: 'scene', pose: newPoseBuffer(), scene: next, feel: inEffect(feel) });
     selection.clear();
     view.update();
     view.frame();
@@ -245,6 +253,16 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     applySettings(patch) {
       setSettings(world, rig, patch); // throws before anything changes when refused
       send({ type: 'settings', patch });
+      if (patch.damping !== undefined || patch.dampingAuto !== undefined || patch.dampingRatio !== undefined) feel = { ...feel, liveliness: null };
+    },
+    get feel() { return feel; },
+    get sceneOwnFeel() { return sceneStatesOwnFeel(scene); },
+    setFeel(patch) {
+      const was = feel.responsiveness ?? 1;
+      applyFeel(world, rig, patch, was); // throws before anything changes when refused
+      send({ type: 'feel', feel: patch, was });
+      feel = { ...feel, ...patch };
+      Object.assign(chosen, patch);
     },
     compare: null,
     setCompare(s) { if (s !== null) off('compare'); },
@@ -280,7 +298,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
       const cp = record().controlPointByName.get(name);
       if (cp === undefined) throw new Error(`no control point "${name}" on the rig`);
       if (!to.every(Number.isFinite)) throw new Error(`target of "${name}" must be finite, got [${to.join(', ')}]`);
-      postTarget(cp, to);
+      postTarget(cp, to, false);
     },
     get selected() { return selection.name; },
     select,
