@@ -39,8 +39,12 @@ export const BoneLayout = {
   effMass: [Float64Array, 1],
   /** Effective inertia in world frame (sym 3×3: xx, xy, xz, yy, yz, zz), plus implicit spring terms. */
   effInertiaWorld: [Float64Array, 6],
-  /** Inertia scale of the joint at the head (effective transverse inertia about the head); torsion stiffness is kappa × this. */
-  limitInertia: [Float64Array, 1],
+  /**
+   * Inertia scale of the joint at the head, per axis: [0] swing (the joint frame's x and z: the
+   * effective transverse inertia about the head), [1] twist (y: the effective inertia about the
+   * bone's own axis). Torsion stiffness on an axis is kappa × its scale (src/core/rig.ts).
+   */
+  limitInertia: [Float64Array, 2],
   /** Inverse effective inertia in world frame, symmetric 3×3 as xx, xy, xz, yy, yz, zz. */
   invInertiaWorld: [Float64Array, 6],
   /** Gyroscopic torque this step (systems/gyroscopicTorques.ts; part of torque). */

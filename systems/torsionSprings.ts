@@ -10,9 +10,11 @@
  * a fixed axis. An optional tolerance band starts the spring that fraction of the range
  * inside each limit (the original add-on used 10%).
  *
- * Stiffness: k = κ × I, with I the bone's effective inertia about its head, so a limit
- * behaves alike on light hands and heavy thighs (an absolute stiffness, the paper's, explodes
- * light hands and feet; `limitStiffnessAbsolute` keeps it).
+ * Stiffness: k = κ × I per axis, with I the bone's effective inertia about that axis of the
+ * joint (Bone.limitInertia: about its head for swing, x and z; about its own axis for twist,
+ * y), so a limit behaves alike on light hands and heavy thighs and on twist as on swing (an
+ * absolute stiffness, the paper's, explodes light hands and feet; `limitStiffnessAbsolute`
+ * keeps it).
  *
  * Implicit (default): an active spring is evaluated at the end of the step,
  * τ = −k (excess + dt ω_rel·v + dt² α_rel·v); the dt part is a damping torque. With the exact
@@ -38,7 +40,9 @@
  * other side and a limit on one axis could see its angle jump with it (a free axis turning
  * through 180° flips the others' components): energy from nowhere. The springs take, of φ and
  * the same rotation the long way round, φ (θ − 2π) / θ, the one their energy is lower for, so
- * the limits' energy is continuous (a kink, not a jump, where the choice changes).
+ * the limits' energy is continuous (a kink, not a jump, where the choice changes). Their
+ * energy, each axis weighted by its own k: compared unweighted, a twist axis (its k a few
+ * times below swing's) could pick the way that holds more energy, and the energy would jump.
  *
  * Hard stop (\`limitHardStop\`, not in the paper): more than \`limitHardStopDeg\` past a limit
  * the spring is HARD_STOP_FACTOR times stiffer, so a strong pull on a light bone (the paper's
@@ -69,9 +73,10 @@ export function jointRotationVector(world: PhysikWorld, b: number, out: Float64A
 /**
  * The joint's rotation vector as its limits see it, to out: jointRotationVector, or the same
  * rotation the long way round, φ (θ − 2π) / θ, when that one lies closer to the limits (by the
- * squared excess over the limited axes, the linear spring's energy). Measurements of limit
- * violation use this, as the springs do (with their own band and stiffness), so a joint turned
- * past ±180° through an axis its limits leave free is not counted as violating the others.
+ * squared excess over the limited axes weighted by each axis' stiffness, the linear spring's
+ * energy). Measurements of limit violation use this, as the springs do (with their own band
+ * and stiffness), so a joint turned past ±180° through an axis its limits leave free is not
+ * counted as violating the others.
  */
 export function limitRotationVector(world: PhysikWorld, b: number, out: Float64Array): void {
   jointRotationVector(world, b, out);
@@ -81,7 +86,16 @@ export function limitRotationVector(world: PhysikWorld, b: number, out: Float64A
   const g = (turn - 2 * Math.PI) / turn;
   springParams[0] = 0; springParams[1] = -1; springParams[2] = -1; springParams[3] = g; // the linear spring, no band
   energyPhi[0] = x; energyPhi[1] = y; energyPhi[2] = z;
-  if (longWayLower(world.physik.AngularLimit, b * 3)) { out[0] = x * g; out[1] = y * g; out[2] = z * g; }
+  // the stiffness ratio of the axes, as the springs weigh them: the k of the last pass, or
+  // before any pass the limit inertias (the same ratio unless the stiffness is absolute)
+  const L = world.physik.AngularLimit, b3 = b * 3;
+  if (L.k[b3]! > 0 || L.k[b3 + 1]! > 0 || L.k[b3 + 2]! > 0) {
+    energyK[0] = L.k[b3]!; energyK[1] = L.k[b3 + 1]!; energyK[2] = L.k[b3 + 2]!;
+  } else {
+    const I = world.physik.Bone.limitInertia;
+    energyK[0] = I[b * 2]!; energyK[1] = I[b * 2 + 1]!; energyK[2] = I[b * 2]!;
+  }
+  if (longWayLower(L, b3)) { out[0] = x * g; out[1] = y * g; out[2] = z * g; }
 }
 
 /**
@@ -123,12 +137,15 @@ const ALT_MIN_TURN = 0.1 * Math.PI;
  */
 const springParams = new Float64Array(4); // [3]: the long way's scale (θ − 2π) / θ
 const energyPhi = new Float64Array(3);
+/** Stiffness k of each axis x, y, z (swing, twist, swing) of the bone being measured. */
+const energyK = new Float64Array(3);
 const energyOut = new Float64Array(1);
 
 /**
- * Σ over bone b's limited axes of the spring energy / k at energyPhi (× springParams[3] the
- * long way), to energyOut[0]: band, hard stop and cap as torsionSprings applies them, the
- * integral of the spring's torque. (One function, no double arguments or result: see above.)
+ * Σ over bone b's limited axes of k_a × the spring energy / k at energyPhi (× springParams[3]
+ * the long way), k_a = energyK[a], to energyOut[0]: band, hard stop and cap as torsionSprings
+ * applies them, the integral of the spring's torque. (One function, no double arguments or
+ * result: see above.)
  */
 function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, longWay: boolean): void {
   const tol = springParams[0]!, hardBand = springParams[1]!, capAngle = springParams[2]!;
@@ -144,8 +161,9 @@ function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, lo
     else continue;
     const eh = hardBand >= 0 ? hardBand + band : Number.POSITIVE_INFINITY; // where the hard stop starts
     const e1 = e < eh ? e : eh;
-    energy += capAngle >= 0 && e1 > capAngle ? capAngle * e1 - 0.5 * capAngle * capAngle : 0.5 * e1 * e1;
-    if (e > eh) energy += 0.5 * (e * e - eh * eh) + 0.5 * (HARD_STOP_FACTOR - 1) * (e - eh) * (e - eh);
+    let ea = capAngle >= 0 && e1 > capAngle ? capAngle * e1 - 0.5 * capAngle * capAngle : 0.5 * e1 * e1;
+    if (e > eh) ea += 0.5 * (e * e - eh * eh) + 0.5 * (HARD_STOP_FACTOR - 1) * (e - eh) * (e - eh);
+    energy += energyK[a]! * ea;
   }
   energyOut[0] = energy;
 }
@@ -161,9 +179,10 @@ function longWayLower(L: PhysikWorld['physik']['AngularLimit'], b3: number): boo
 
 /**
  * Energy held by bone b's limit springs, to out[o]: at the joint angles the last torsionSprings
- * pass measured (AngularLimit.angle, with its stiffness AngularLimit.k), or at the current pose
- * when `current` (the rotation vector and its long-way choice as torsionSprings takes them).
- * Band, hard stop and cap as the springs apply them (the integral of their torque).
+ * pass measured (AngularLimit.angle, with the stiffness of each axis AngularLimit.k), or at the
+ * current pose when `current` (the rotation vector and its long-way choice as torsionSprings
+ * takes them; the same per-axis k). Band, hard stop and cap as the springs apply them (the
+ * integral of their torque).
  */
 export function limitSpringEnergy(world: PhysikWorld, rig: RigRecord, b: number, current: boolean, out: Float64Array, o: number): void {
   const L = world.physik.AngularLimit;
@@ -172,6 +191,7 @@ export function limitSpringEnergy(world: PhysikWorld, rig: RigRecord, b: number,
   springParams[0] = s.limitTolerance;
   springParams[1] = s.limitHardStop ? s.limitHardStopDeg * DEG : -1;
   springParams[2] = s.limitSpring === 'capped' ? s.limitCapDeg * DEG : -1;
+  energyK[0] = L.k[b3]!; energyK[1] = L.k[b3 + 1]!; energyK[2] = L.k[b3 + 2]!;
   if (current) {
     jointRotationVector(world, b, energyPhi);
     const x = energyPhi[0]!, y = energyPhi[1]!, z = energyPhi[2]!;
@@ -185,9 +205,7 @@ export function limitSpringEnergy(world: PhysikWorld, rig: RigRecord, b: number,
     energyPhi[0] = L.angle[b3]!; energyPhi[1] = L.angle[b3 + 1]!; energyPhi[2] = L.angle[b3 + 2]!;
   }
   rigLimitEnergy(L, b3, false);
-  // (one stiffness per bone: every limited axis holds the same k)
-  const k = L.enabled[b3] ? L.k[b3]! : L.enabled[b3 + 1] ? L.k[b3 + 1]! : L.k[b3 + 2]!;
-  out[o] = energyOut[0]! * k;
+  out[o] = energyOut[0]!;
 }
 
 export function torsionSprings(world: PhysikWorld): void {
@@ -226,6 +244,7 @@ export function torsionSprings(world: PhysikWorld): void {
       const on0 = enabled[b3]!, on1 = enabled[b3 + 1]!, on2 = enabled[b3 + 2]!;
       if (!(on0 || on1 || on2)) continue;
       const p = parentOf[b]!, p3 = p * 3, pq = p * 4, bq = b * 4;
+      const kappa = stiffnessOf[b]! >= 0 ? stiffnessOf[b]! : rigStiffness;
       // φ = jointRotationVector(b), written out (the same arithmetic in the same order, so the
       // same bits): qRel = parent⁻¹ · world, then rest⁻¹ · qRel, then its rotation vector
       const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
@@ -258,14 +277,16 @@ export function torsionSprings(world: PhysikWorld): void {
           // energy: the limits' energy is then continuous where |φ| passes π (see header)
           if (turn > ALT_MIN_TURN) {
             energyPhi[0] = phi0; energyPhi[1] = phi1; energyPhi[2] = phi2;
+            // each axis' energy weighed by its k: swing on x and z, twist on y
+            energyK[0] = kappa * (absolute ? 1 : limitInertia[b * 2]!);
+            energyK[1] = kappa * (absolute ? 1 : limitInertia[b * 2 + 1]!);
+            energyK[2] = energyK[0]!;
             const g = (turn - 2 * Math.PI) / turn;
             springParams[3] = g;
             if (longWayLower(AngularLimit, b3)) { phi0 *= g; phi1 *= g; phi2 *= g; cotHalf = -cotHalf; }
           }
         }
       }
-      const kappa = stiffnessOf[b]! >= 0 ? stiffnessOf[b]! : rigStiffness;
-      const k = kappa * (absolute ? 1 : limitInertia[b]!); // one expression: a ternary of two doubles was boxed
       // the joint frame's axes, computed when a spring first acts (most limited bones sit
       // inside their limits: no torque, so no frame)
       let frame = false;
@@ -279,6 +300,8 @@ export function torsionSprings(world: PhysikWorld): void {
       for (let a = 0; a < 3; a++) {
         const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
         const on = a === 0 ? on0 : a === 1 ? on1 : on2;
+        // swing (x, z) or twist (y) stiffness; one expression: a ternary of two doubles was boxed
+        const k = kappa * (absolute ? 1 : limitInertia[b * 2 + (a === 1 ? 1 : 0)]!);
         angle[b3 + a] = theta;
         kUsed[b3 + a] = on ? k : 0;
         if (!on) continue;

@@ -296,9 +296,19 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
 }
 
 /**
- * Inertia scale of each joint: the bone's effective transverse inertia about its head,
- * counting the implicit damping's point mass c·dt at its tail (what the integrator moves).
- * Torsion stiffness is kappa × this, so a limit's stiffness follows the bone it turns.
+ * Inertia scale of each joint, per axis of its frame, so a limit's stiffness (kappa × this)
+ * follows what that axis turns:
+ * - swing (x, z): the bone's effective transverse inertia about its head, counting the
+ *   implicit damping's point mass c·dt at its tail (what the integrator moves);
+ * - twist (y): its effective inertia about its own axis, I_y with the implicit part of its
+ *   angular damping (systems/damping.ts). The head lies on that axis, so neither the bone's mass
+ *   nor its end dampers add a lever arm: I_y is 1/17 of I_x at the default radius (0.1 L) and
+ *   the swing scale about the head ~4 I_x, so a twist limit scaled by the swing value was some
+ *   35-40 times stiffer for what it turns.
+ * Both get the control-spring floor: it stands for the load a limit must hold, not for what
+ * it turns, and a pull twists a bone as hard as it swings it (a knee's locked twist carries the
+ * foot's sideways pull on a lever as long as the foot). Without it on twist the hand scene's
+ * fingers ended twisted up to 55° past their locked twist (index.2, limited to [0, 0]).
  * (A scale from the whole subtree held limits tighter but made chains of 30+ limited bones
  * unstable, because the implicit torsion term only covers the two bones at the joint.)
  */
@@ -314,7 +324,8 @@ export function limitInertiaScale(world: PhysikWorld, record: RigRecord): void {
   for (const b of record.bones) {
     const L = Bone.length[b]!;
     const mu = Bone.damping[b]! * implicit;
-    Bone.limitInertia[b] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L + extra;
+    Bone.limitInertia[b * 2] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L + extra;
+    Bone.limitInertia[b * 2 + 1] = Bone.inertia[b * 3 + 1]! * angular + extra;
   }
 }
 

@@ -70,9 +70,9 @@ export class LimitMotors {
       const i = this.index[j]!, b = this.record.bones[i]!;
       jointAngles(Bone, b, i, this.parentIndex[i]!, rot, qRel, phi);
       const sign = qRel[3]! < 0 ? -1 : 1; // Rapier measures on the w ≥ 0 hemisphere too
-      const k = limitStiffness(this.world, s, b);
       for (let a = 0; a < 3; a++) {
         if (!this.emulate[i * 3 + a]) continue;
+        const k = limitStiffness(this.world, s, b, a);
         const excess = limitExcess(AngularLimit, s, b, a, phi[a]!);
         const slot = j * 3 + a;
         const axis = this.axes[a]!;

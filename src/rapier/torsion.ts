@@ -8,7 +8,8 @@
  *   τ = −k excess, |τ| ≤ k·limitCapDeg when capped
  *   past the hard-stop band (`limitHardStop`, limitHardStopDeg beyond the limit) the spring
  *   is HARD_STOP_FACTOR times stiffer there: τ −= (factor − 1) k over, and is not capped
- *   k = κ × the bone's limit inertia (Bone.limitInertia, as the core computes it) or κ absolute
+ *   k = κ × the bone's limit inertia of the axis (Bone.limitInertia, as the core computes it:
+ *       swing on x and z, twist on y) or κ absolute
  *   u = the joint-frame axis a in world ('axis'), or the conservative direction
  *       J⁻ᵀ e_a = e_a + ½ φ×e_a + g2 (φ φ_a − |φ|² e_a) ('conservative')
  * The torque goes to the bone and its opposite to the parent.
@@ -64,11 +65,11 @@ export function hardStopOver(AngularLimit: AngularLimitStore, s: Settings, b: nu
   return 0;
 }
 
-/** Stiffness k of bone b's torsion springs (κ × limit inertia, or κ absolute). */
-export function limitStiffness(world: PhysikWorld, s: Settings, b: number): number {
+/** Stiffness k of bone b's torsion spring on joint axis a (κ × that axis' limit inertia, or κ absolute). */
+export function limitStiffness(world: PhysikWorld, s: Settings, b: number, a: number): number {
   const { AngularLimit, Bone } = world.physik;
   const kappa = AngularLimit.stiffness[b]! >= 0 ? AngularLimit.stiffness[b]! : s.limitStiffness;
-  return s.limitStiffnessAbsolute ? kappa : kappa * Bone.limitInertia[b]!;
+  return s.limitStiffnessAbsolute ? kappa : kappa * Bone.limitInertia[b * 2 + (a === 1 ? 1 : 0)]!;
 }
 
 const qRel = new Float64Array(4);
@@ -108,10 +109,10 @@ export function emulatedTorsion(
     const c0x = 1 - 2 * (fy * fy + fz * fz), c0y = 2 * (fx * fy + fz * fw), c0z = 2 * (fx * fz - fy * fw);
     const c1x = 2 * (fx * fy - fz * fw), c1y = 1 - 2 * (fx * fx + fz * fz), c1z = 2 * (fy * fz + fx * fw);
     const c2x = 2 * (fx * fz + fy * fw), c2y = 2 * (fy * fz - fx * fw), c2z = 1 - 2 * (fx * fx + fy * fy);
-    const k = limitStiffness(world, s, b);
     let tx = 0, ty = 0, tz = 0;
     for (let a = 0; a < 3; a++) {
       if (!emulate[i3 + a]) continue;
+      const k = limitStiffness(world, s, b, a);
       const theta = phi[a]!;
       const excess = limitExcess(AngularLimit, s, b, a, theta);
       if (excess === 0) continue;
