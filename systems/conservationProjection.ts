@@ -227,7 +227,8 @@ function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
   const bones = rig.bones;
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!, b3 = b * 3;
-    if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) continue;
+    // (no stiffness on any axis, a free or welded joint: no energy)
+    if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
     if (Bone.parent[b]! < 0) continue;
     limitSpringEnergy(world, rig, b, true, energy, 0);
     pe += energy[0]!;

@@ -92,7 +92,8 @@ export function momentumBudget(world: PhysikWorld): void {
     let pe = energy[0]!;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3;
-      if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) continue;
+      // (no stiffness on any axis, a free or welded joint: no energy)
+      if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
       limitSpringEnergy(world, rig, b, false, energy, 0);
       pe += energy[0]!;
     }

@@ -55,6 +55,7 @@ import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './limitCoupling';
+import { weldsOf, weldsActive } from './welds';
 
 const qRel = new Float64Array(4);
 const DEG = Math.PI / 180;
@@ -238,11 +239,20 @@ export function torsionSprings(world: PhysikWorld): void {
     let coupling = existingLimitCoupling(rig);
     if (coupling && coupling.active > 0) { coupling.K.fill(0); coupling.active = 0; }
     if (coupling) coupling.speculativeCount = 0;
+    // a welded bone's limits are not springs: the weld holds it (welds.ts)
+    const welds = weldsOf(world, rig);
+    const welded = welds.count > 0 && weldsActive(rig) ? welds.flag : null;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!;
       const b3 = b * 3;
       const on0 = enabled[b3]!, on1 = enabled[b3 + 1]!, on2 = enabled[b3 + 2]!;
       if (!(on0 || on1 || on2)) continue;
+      if (welded !== null && welded[bi] === 1) {
+        // (no angle measured, no stiffness: its limits hold no energy)
+        angle[b3] = 0; angle[b3 + 1] = 0; angle[b3 + 2] = 0;
+        kUsed[b3] = 0; kUsed[b3 + 1] = 0; kUsed[b3 + 2] = 0;
+        continue;
+      }
       const p = parentOf[b]!, p3 = p * 3, pq = p * 4, bq = b * 4;
       const kappa = stiffnessOf[b]! >= 0 ? stiffnessOf[b]! : rigStiffness;
       // φ = jointRotationVector(b), written out (the same arithmetic in the same order, so the
