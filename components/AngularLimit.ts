@@ -18,6 +18,12 @@ export const AngularLimitLayout = {
   /** Current angle per axis (radians) and stiffness used this step. */
   angle: [Float64Array, 3],
   k: [Float64Array, 3],
+  /**
+   * 1 when a limit of the joint acted this step or could be reached within it (torsionSprings);
+   * 0 when every angle sat far enough inside its limits: its springs hold no energy at the step's
+   * end either, so the energy budget skips it (systems/conservationProjection.ts).
+   */
+  near: [Uint8Array, 1],
 } as const satisfies Layout;
 
 export type AngularLimitStore = ReturnType<typeof createAngularLimitStore>;

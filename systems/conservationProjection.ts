@@ -229,6 +229,8 @@ function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
     const b = bones[bi]!, b3 = b * 3;
     // (no stiffness on any axis, a free or welded joint: no energy)
     if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
+    // (a joint whose angles were out of its limits' reach this step: none is pressed at its end)
+    if (AngularLimit.near[b] === 0) continue;
     if (Bone.parent[b]! < 0) continue;
     limitSpringEnergy(world, rig, b, true, energy, 0);
     pe += energy[0]!;

@@ -247,6 +247,7 @@ export function torsionSprings(world: PhysikWorld): void {
       const b3 = b * 3;
       const on0 = enabled[b3]!, on1 = enabled[b3 + 1]!, on2 = enabled[b3 + 2]!;
       if (!(on0 || on1 || on2)) continue;
+      AngularLimit.near[b] = 0;
       if (welded !== null && welded[bi] === 1) {
         // (no angle measured, no stiffness: its limits hold no energy)
         angle[b3] = 0; angle[b3 + 1] = 0; angle[b3 + 2] = 0;
@@ -324,7 +325,9 @@ export function torsionSprings(world: PhysikWorld): void {
         // inside, and too far from both limits to reach one this step: nothing to do (the
         // angle's rate |u·ω_rel| is below 2 |ω_rel| while |φ| < 0.8π; a joint turned further
         // may be missed here, and then meets its spring a step late, as without this)
-        if (excess === 0 && !(speculative && (hi - theta < reach || theta - lo < reach))) continue;
+        const reachable = hi - theta < reach || theta - lo < reach;
+        if (excess !== 0 || reachable) AngularLimit.near[b] = 1;
+        if (excess === 0 && !(speculative && reachable)) continue;
         if (!frame) {
           frame = true;
           // joint frame in world: rot[p] · restLocal[b] (quatMul written out)
