@@ -82,6 +82,7 @@ export const RigLayout = {
   expectedMomentum: [Float64Array, 6],
   momentumPoint: [Float64Array, 3],
   energyStart: [Float64Array, 1],
+  kineticEnergyStart: [Float64Array, 1],
   energyEnd: [Float64Array, 1],
   energyReference: [Float64Array, 1],
   energyRemoved: [Float64Array, 1],

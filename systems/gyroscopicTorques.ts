@@ -11,14 +11,16 @@
  * - explicit (the paper's eq. 1): −ω × (I ω) at the start of the step.
  *
  * The true inertia of the bone is used: the implicit damping and spring terms that the
- * damping system adds to the effective inertia are not part of the bone's momentum.
+ * damping system adds to the effective inertia are not part of the bone's momentum. The rig's
+ * kinetic energy at the step's start, which needs the same body-frame ω and I ω, is summed on the
+ * way (Rig.kineticEnergyStart, for the conservation budget).
  */
 import type { PhysikWorld } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 
 export function gyroscopicTorques(world: PhysikWorld): void {
-  const { Bone } = world.physik;
-  const { rot, angVel, torque, inertia, gyroTorque } = Bone;
+  const { Bone, Rig } = world.physik;
+  const { rot, angVel, torque, inertia, gyroTorque, mass, vel } = Bone;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
@@ -26,6 +28,7 @@ export function gyroscopicTorques(world: PhysikWorld): void {
     const implicit = rig.settings.gyroscopic === 'implicit';
     const dt = rig.settings.dt;
     const bones = rig.bones;
+    let ke = 0;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3, q = b * 4;
       const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
@@ -37,6 +40,9 @@ export function gyroscopicTorques(world: PhysikWorld): void {
       const ox = r00 * wx + r10 * wy + r20 * wz, oy = r01 * wx + r11 * wy + r21 * wz, oz = r02 * wx + r12 * wy + r22 * wz;
       const ix = inertia[b3]!, iy = inertia[b3 + 1]!, iz = inertia[b3 + 2]!;
       const hx = ix * ox, hy = iy * oy, hz = iz * oz;
+      // (the kinetic energy comes almost free here: the conservation budget's, momentumBudget.ts)
+      const vx = vel[b3]!, vy = vel[b3 + 1]!, vz = vel[b3 + 2]!;
+      ke += 0.5 * (mass[b]! * (vx * vx + vy * vy + vz * vz) + ox * hx + oy * hy + oz * hz);
       // ω × h in the bone frame
       const cx = oy * hz - oz * hy, cy = oz * hx - ox * hz, cz = ox * hy - oy * hx;
       let tx = -cx, ty = -cy, tz = -cz;
@@ -61,5 +67,6 @@ export function gyroscopicTorques(world: PhysikWorld): void {
       gyroTorque[b3] = gx; gyroTorque[b3 + 1] = gy; gyroTorque[b3 + 2] = gz;
       torque[b3] += gx; torque[b3 + 1] += gy; torque[b3 + 2] += gz;
     }
+    Rig.kineticEnergyStart[rig.eid] = ke;
   }
 }

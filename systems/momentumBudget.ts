@@ -52,8 +52,10 @@ export function momentumBudget(world: PhysikWorld): void {
     const ref = pinned ? Rig.pin : Rig.centreOfMass;
     const ox = ref[r * 3]!, oy = ref[r * 3 + 1]!, oz = ref[r * 3 + 2]!;
     let px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0;
-    let dpx = 0, dpy = 0, dpz = 0, dlx = 0, dly = 0, dlz = 0, ke = 0;
-    for (let bi = 0; bi < bones.length; bi++) {
+    let dpx = 0, dpy = 0, dpz = 0, dlx = 0, dly = 0, dlz = 0;
+    // the kinetic energy gyroscopicTorques summed; the momentum of a free rig
+    const ke = Rig.kineticEnergyStart[r]!;
+    for (let bi = 0; free && bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3, q = b * 4, mb = mass[b]!;
       const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
       const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
@@ -64,8 +66,6 @@ export function momentumBudget(world: PhysikWorld): void {
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       const sx = r00 * wx + r10 * wy + r20 * wz, sy = r01 * wx + r11 * wy + r21 * wz, sz = r02 * wx + r12 * wy + r22 * wz;
       const hx = ix * sx, hy = iy * sy, hz = iz * sz;
-      ke += 0.5 * (mb * (vx * vx + vy * vy + vz * vz) + sx * hx + sy * hy + sz * hz);
-      if (!free) continue; // (a loaded rig's momentum is not budgeted: only its energy)
       // momentum: m v and (c − o) × m v + I ω
       const dx = centre[b3]! - ox, dy = centre[b3 + 1]! - oy, dz = centre[b3 + 2]! - oz;
       px += mb * vx; py += mb * vy; pz += mb * vz;
