@@ -93,8 +93,10 @@ describe('worker mode (headless Chromium)', () => {
       const d = (a: ArrayLike<number>) => Math.hypot(a[cp * 3]! - t[0]!, a[cp * 3 + 1]! - t[1]!, a[cp * 3 + 2]! - t[2]!);
       return d(target) < 1e-9 && d(attachment) < tol;
     }, [dragged.target, 0.3 * moved] as const, { timeout: 60_000 });
+    // (with the sandbox's responsive feel the hand may already be at the handle when the mouse
+    // is released, then swing past it a little: near it, not necessarily nearer than at release)
     const followed = await point(page, 'handR');
-    expect(dist(followed.attachment, dragged.target)).toBeLessThan(dist(dragged.attachment, dragged.target));
+    expect(dist(followed.attachment, dragged.target)).toBeLessThan(0.3 * moved);
 
     // the panel: the worker box is ticked, what worker mode leaves out is hidden and named
     await expect.poll(() => panelControl(page, 'simulation in a worker').locator('input').isChecked()).toBe(true);
