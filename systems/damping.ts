@@ -9,9 +9,20 @@
  *   about c·dt (the design notes measured ~2 mass units at c = 20, dt = 0.05).
  * - explicit: the paper's F = -c v(t) only.
  *
- * Angular damping: 'implicit' applies -β I ω with β a rate (1/s) and I the bone's inertia
- * (scale-free), again with the β·dt·I part moved into the inertia; 'halve' is the paper's
- * halving of angular velocity each step, done by the integrator.
+ * Angular damping: 'implicit' applies -β I ω per bone axis with β a rate (1/s) and I the
+ * bone's inertia about that axis (scale-free), again with the β·dt·I part moved into the
+ * inertia; 'halve' is the paper's halving of angular velocity each step, done by the
+ * integrator.
+ *
+ * Twist: the end dampers sit on the bone's own axis and cannot damp spin about it, so with
+ * β alone a bone twisted at rate β while it swung at β + c L²/(2 I_x) (the two ends' 2c(L/2)²
+ * about the centre over I_x: about 80/s on a 10 cm, 150 g hand under automatic damping,
+ * against β = 2/s), and a thigh under a far reach spun through 150-210°. With 'implicit' the
+ * bone's own axis gets the swing's total rate,
+ * -(β + c L²/(2 I_x)) I_y ω_y in the bone frame, implicit like the rest: its dt part goes into
+ * the effective inertia's y term, so a free twist is scaled by I_y / (I_y + dt D_y) ∈ (0, 1]
+ * each step, whatever D_y and dt (no step can flip or grow it). Limits scale their twist
+ * stiffness by the same effective inertia (src/core/rig.ts limitInertiaScale).
  */
 import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
@@ -35,7 +46,8 @@ export function damping(world: PhysikWorld): void {
     }
     const dt = s.dt;
     const implicitDt = s.dampingMode === 'implicit' ? dt : 0;
-    const beta = s.angularDampingMode === 'implicit' ? s.angularDamping : 0;
+    const angularImplicit = s.angularDampingMode === 'implicit';
+    const beta = angularImplicit ? s.angularDamping : 0;
     const angularScale = 1 + beta * dt;
     const bones = rig.bones;
     // quatRotateInvArr, quatRotateArr and rotatedDiagonalArr written out in registers (the
@@ -63,14 +75,16 @@ export function damping(world: PhysikWorld): void {
       let ty = -2 * c * (dz * ux - dx * uz);
       let tz = -2 * c * (dx * uy - dy * ux);
       const Ix = inertia[b3]!, Iy = inertia[b3 + 1]!, Iz = inertia[b3 + 2]!;
-      if (beta > 0) {
-        // −β I_world ω with I_world = R diag(I) Rᵀ: ω into the bone frame (q⁻¹ ω), scaled, back (q ·)
+      // twist rate: β plus the end dampers' swing rate c L² / (2 I_x) (see header)
+      const betaTwist = angularImplicit ? beta + (2 * c * half * half) / Ix : 0;
+      if (betaTwist > 0) {
+        // −D ω with D = R diag(β I_x, β_y I_y, β I_z) Rᵀ: ω into the bone frame (q⁻¹ ω), scaled, back (q ·)
         let sx = -qx, sy = -qy, sz = -qz;
         let ax = 2 * (sy * wz - sz * wy), ay = 2 * (sz * wx - sx * wz), az = 2 * (sx * wy - sy * wx);
         let lx = wx + qw * ax + (sy * az - sz * ay);
         let ly = wy + qw * ay + (sz * ax - sx * az);
         let lz = wz + qw * az + (sx * ay - sy * ax);
-        lx = -beta * Ix * lx; ly = -beta * Iy * ly; lz = -beta * Iz * lz;
+        lx = -beta * Ix * lx; ly = -betaTwist * Iy * ly; lz = -beta * Iz * lz;
         sx = qx; sy = qy; sz = qz;
         ax = 2 * (sy * lz - sz * ly); ay = 2 * (sz * lx - sx * lz); az = 2 * (sx * ly - sy * lx);
         tx += lx + qw * ax + (sy * az - sz * ay);
@@ -80,7 +94,7 @@ export function damping(world: PhysikWorld): void {
       torque[b3] = tx; torque[b3 + 1] = ty; torque[b3 + 2] = tz;
       effMass[b] = mass[b]! + 2 * pointMass;
       const endInertia = 2 * pointMass * half * half;
-      const ex = Ix * angularScale + endInertia, ey = Iy * angularScale, ez = Iz * angularScale + endInertia;
+      const ex = Ix * angularScale + endInertia, ey = Iy * (1 + betaTwist * dt), ez = Iz * angularScale + endInertia;
       // in the world frame, R diag(e) Rᵀ; implicit springs add to it next
       const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qz * qw), r02 = 2 * (qx * qz + qy * qw);
       const r10 = 2 * (qx * qy + qz * qw), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qx * qw);

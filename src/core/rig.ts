@@ -301,7 +301,7 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
  * - swing (x, z): the bone's effective transverse inertia about its head, counting the
  *   implicit damping's point mass c·dt at its tail (what the integrator moves);
  * - twist (y): its effective inertia about its own axis, I_y with the implicit part of its
- *   angular damping (systems/damping.ts). The head lies on that axis, so neither the bone's mass
+ *   twist damping (systems/damping.ts). The head lies on that axis, so neither the bone's mass
  *   nor its end dampers add a lever arm: I_y is 1/17 of I_x at the default radius (0.1 L) and
  *   the swing scale about the head ~4 I_x, so a twist limit scaled by the swing value was some
  *   35-40 times stiffer for what it turns.
@@ -316,16 +316,21 @@ export function limitInertiaScale(world: PhysikWorld, record: RigRecord): void {
   const { Bone } = world.physik;
   const s = record.settings;
   const implicit = s.dampingMode === 'implicit' ? s.dt : 0;
-  const angular = s.angularDampingMode === 'implicit' ? 1 + s.angularDamping * s.dt : 1;
+  const angularImplicit = s.angularDampingMode === 'implicit';
+  const angular = angularImplicit ? 1 + s.angularDamping * s.dt : 1;
   // a floor from the control springs: ρ k H² is the torque per radian of the stiffest spring
   // pulling at the rig's full height, so a limit holds against it whatever the bone's inertia
   const H = world.physik.Rig.height[record.eid]!;
   const extra = s.limitControlRatio > 0 && s.limitStiffness > 0 ? (s.limitControlRatio * largestControlStiffness(world, record) * H * H) / s.limitStiffness : 0;
   for (const b of record.bones) {
     const L = Bone.length[b]!;
-    const mu = Bone.damping[b]! * implicit;
-    Bone.limitInertia[b * 2] = Bone.inertia[b * 3]! * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L + extra;
-    Bone.limitInertia[b * 2 + 1] = Bone.inertia[b * 3 + 1]! * angular + extra;
+    const c = Bone.damping[b]!;
+    const mu = c * implicit;
+    const Ix = Bone.inertia[b * 3]!;
+    Bone.limitInertia[b * 2] = Ix * angular + Bone.mass[b]! * 0.25 * L * L + mu * L * L + extra;
+    // twist damping rate β + c L² / (2 I_x) (systems/damping.ts), its dt part in the inertia
+    const twist = angularImplicit ? 1 + (s.angularDamping + (c * L * L) / (2 * Ix)) * s.dt : 1;
+    Bone.limitInertia[b * 2 + 1] = Bone.inertia[b * 3 + 1]! * twist + extra;
   }
 }
 

@@ -10,11 +10,12 @@
  *
  *   m_eff v₁ = m v₀ + dt F             m_eff = m + 2c dt
  *   I_eff ω₁ = I ω₀ + dt τ  (bone frame)  I_eff = I (1 + β dt) + 2c dt (L/2)² on x and z,
- *                                         I_y (1 + β dt) on the bone's axis
+ *                                         I_y (1 + β_y dt) on the bone's axis,
+ *                                         β_y = β + c L² / (2 I_x) (the twist damping)
  *
  * and Rapier can do exactly that, as the core does: each body gets the effective mass and
  * inertia as its mass properties, and the explicit part of the damping, −(m_eff − m)/dt v₀ =
- * −2c v₀ and −(I_eff − I)/dt ω₀ = −(β I + c L²/2) ω₀ per bone axis, as a force and torque;
+ * −2c v₀ and −(I_eff − I)/dt ω₀ = −(β I + c L²/2) ω₀ on x and z (−β_y I_y ω₀ on y), as a force and torque;
  * then m_eff (v₁ − v₀) = dt (F − 2c v₀) is the line above. Rapier's step solves its joints
  * against the effective masses (as PhysIK's joint solve does) and integrates positions with
  * v₁ (with one Rapier substep, as semi-implicit Euler: the mirror's default). Setting the
@@ -36,7 +37,8 @@ export function dampingModel(world: PhysikWorld, record: RigRecord, out: Float64
   const { Bone } = world.physik;
   const s = record.settings, dt = s.dt;
   const implicit = s.dampingMode === 'implicit';
-  const beta = s.angularDampingMode === 'implicit' ? s.angularDamping : 0;
+  const angularImplicit = s.angularDampingMode === 'implicit';
+  const beta = angularImplicit ? s.angularDamping : 0;
   const angularScale = 1 + beta * dt;
   for (let i = 0; i < record.bones.length; i++) {
     const b = record.bones[i]!, b3 = b * 3, o = i * 4;
@@ -48,7 +50,9 @@ export function dampingModel(world: PhysikWorld, record: RigRecord, out: Float64
     const ends = 2 * point * 0.25 * L * L;
     out[o] = Bone.mass[b]! + 2 * point;
     out[o + 1] = Bone.inertia[b3]! * angularScale + ends;
-    out[o + 2] = Bone.inertia[b3 + 1]! * angularScale;
+    // the twist damping, as systems/damping.ts: β + c L² / (2 I_x) on the bone's axis
+    const betaTwist = angularImplicit ? beta + (2 * c * 0.25 * L * L) / Bone.inertia[b3]! : 0;
+    out[o + 2] = Bone.inertia[b3 + 1]! * (1 + betaTwist * dt);
     out[o + 3] = Bone.inertia[b3 + 2]! * angularScale + ends;
   }
   return !implicit;

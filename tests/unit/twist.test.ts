@@ -1,10 +1,11 @@
 /**
- * Twist, the rotation of a bone about its own axis: limited by a spring scaled by the bone's
- * own inertia about that axis (src/core/rig.ts limitInertiaScale, systems/torsionSprings.ts),
- * with the limits' energy weighted per axis the same way wherever it is measured.
+ * Twist, the rotation of a bone about its own axis: damped at the rate swing gets in total
+ * (systems/damping.ts), and limited by a spring scaled by the bone's own inertia about that
+ * axis (src/core/rig.ts limitInertiaScale, systems/torsionSprings.ts), with the limits' energy
+ * weighted per axis the same way wherever it is measured.
  */
 import { describe, expect, it } from 'vitest';
-import type { PhysikWorld } from '../../src/core';
+import { addRig, createPhysikWorld, step, type PhysikWorld } from '../../src/core';
 import type { BoneDescription, Settings } from '../../src/scene/types';
 import { damping } from '../../systems/damping';
 import { jointRotationVector, limitRotationVector, limitSpringEnergy, torsionSprings } from '../../systems/torsionSprings';
@@ -12,6 +13,71 @@ import { forwardKinematics } from '../../systems/forwardKinematics';
 import { copyDoubles } from '../../src/math/doubles';
 import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from './helpers';
 import { probeTwist } from '../bench/twist';
+
+/** A single floating bone spinning at `w` about its own axis (y) or a transverse one (x) through its centre. */
+function spinning(axis: 'x' | 'y', w: number, settings: Partial<Settings>) {
+  const world = createPhysikWorld();
+  const h = addRig(world, {
+    rig: { name: 'rod', root: 'floating', bones: [{ name: 'rod', parent: null, direction: [0.3, 1, -0.4], length: 0.5, mass: 0.4, head: [0, 0, 0] }] },
+    settings: { sleepWhenConverged: false, ...settings },
+  });
+  const b = h.bones.rod!;
+  const { Bone } = world.physik;
+  const along = qRotate(q4(Bone.rot, b), axis === 'y' ? [0, 1, 0] : [1, 0, 0]);
+  copyDoubles(Bone.angVel, b * 3, [along[0] * w, along[1] * w, along[2] * w]);
+  return { world, b, along };
+}
+
+/** Spin about `along` after each of n steps, over the spin before. */
+function decay(world: PhysikWorld, b: number, along: V3, n: number): number[] {
+  const out: number[] = [];
+  let before = dot(v3(world.physik.Bone.angVel, b), along);
+  for (let i = 0; i < n; i++) {
+    step(world);
+    const now = dot(v3(world.physik.Bone.angVel, b), along);
+    out.push(now / before);
+    before = now;
+  }
+  return out;
+}
+
+describe('twist damping', () => {
+  it('a bone spun about its own axis is damped at the rate it swings at: β + c L² / (2 I_x)', () => {
+    const settings: Partial<Settings> = { dampingAuto: false, damping: 3, angularDamping: 2 };
+    const twist = spinning('y', 1.5, settings);
+    const swing = spinning('x', 1.5, settings);
+    const ft = decay(twist.world, twist.b, twist.along, 5);
+    const fs = decay(swing.world, swing.b, swing.along, 5);
+    const { Bone } = twist.world.physik;
+    const L = Bone.length[twist.b]!, Ix = Bone.inertia[twist.b * 3]!;
+    const rate = 2 + (3 * L * L) / (2 * Ix);
+    for (let i = 0; i < 5; i++) {
+      expect(ft[i]).toBeCloseTo(1 / (1 + 0.05 * rate), 9);
+      expect(fs[i]).toBeCloseTo(ft[i]!, 9);
+    }
+    // β alone (the end dampers sit on the axis) would have left it at 1 / (1 + β dt) a step
+    expect(ft[0]!).toBeLessThan(0.5 / (1 + 0.05 * 2));
+  });
+
+  it('with β = 0 the end dampers alone still damp twist; halving (the paper) is left as it was', () => {
+    const a = spinning('y', 1, { dampingAuto: false, damping: 3, angularDamping: 0 });
+    const { Bone } = a.world.physik;
+    const L = Bone.length[a.b]!, Ix = Bone.inertia[a.b * 3]!;
+    expect(decay(a.world, a.b, a.along, 1)[0]).toBeCloseTo(1 / (1 + (0.05 * 3 * L * L) / (2 * Ix)), 9);
+    const halve = spinning('y', 1, { dampingAuto: false, damping: 3, angularDampingMode: 'halve' });
+    expect(decay(halve.world, halve.b, halve.along, 1)[0]).toBeCloseTo(0.5, 9);
+  });
+
+  it('implicit: however strong the damping and long the step, a twist only shrinks, never flips', () => {
+    for (const [c, dt] of [[1e4, 0.5], [50, 0.2], [1e6, 0.05]] as const) {
+      const { world, b, along } = spinning('y', 0.5, { dampingAuto: false, damping: c, angularDamping: 1, dt });
+      for (const f of decay(world, b, along, 20)) {
+        expect(f).toBeGreaterThan(0);
+        expect(f).toBeLessThan(1);
+      }
+    }
+  });
+});
 
 type Limits = NonNullable<BoneDescription['limits']>;
 
@@ -58,7 +124,8 @@ describe('twist limits', () => {
     const s = world.physik.rigs[0]!.settings;
     const m = Bone.mass[child]!, L = Bone.length[child]!, c = Bone.damping[child]!;
     const Ix = Bone.inertia[child * 3]!, Iy = Bone.inertia[child * 3 + 1]!;
-    expect(k.twist).toBeCloseTo(100 * Iy * (1 + s.angularDamping * s.dt), 12);
+    const twistRate = s.angularDamping + (c * L * L) / (2 * Ix);
+    expect(k.twist).toBeCloseTo(100 * Iy * (1 + twistRate * s.dt), 12);
     expect(k.swing).toBeCloseTo(100 * (Ix * (1 + s.angularDamping * s.dt) + 0.25 * m * L * L + c * s.dt * L * L), 12);
     // a thin bone: twist is far softer than swing, as what it turns is far lighter
     expect(k.twist).toBeLessThan(k.swing / 20);
