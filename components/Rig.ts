@@ -28,7 +28,11 @@ export const RigLayout = {
   passesMax: [Int32Array, 1],
   stepsSolved: [Int32Array, 1],
   centreOfMass: [Float64Array, 3],
+  /** The rig's total mass (systems/metrics.ts measureRig). */
+  totalMass: [Float64Array, 1],
   kineticEnergy: [Float64Array, 1],
+  /** 1 while a target of the rig is still interpolating (systems/metrics.ts rigMeasures). */
+  interpolating: [Uint8Array, 1],
   maxTargetError: [Float64Array, 1],
   meanTargetError: [Float64Array, 1],
   /** Diagnostics of the pose, measured when read (systems/metrics.ts measureDiagnostics: use readMetrics). */

@@ -27,6 +27,7 @@ import type { PhysikWorld, RigRecord } from '../src/core/world';
 import { steppingRigs } from '../src/core/world';
 import { limitSpringEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
+import { measureRig } from './metrics';
 
 /** Measured state of the rig being projected: [M, com(3), P(3), L about the reference(3), KE, I about the reference (6: xx xy xz yy yz zz)]. */
 const m = new Float64Array(17);
@@ -48,6 +49,11 @@ const MEASURE = 2, ADD = 1, SCALE = 0;
  * integrator's energy wobbles by O(dt²) from step to step without drifting.
  */
 const ENERGY_BAND = 1e-3;
+/**
+ * And an absolute floor: the kinetic energy of the whole rig moving at this fraction of the speed
+ * under which it counts as static (settleTolerance × height per second).
+ */
+const REST_FRACTION = 0.1;
 
 export function conservationProjection(world: PhysikWorld): void {
   const { Rig } = world.physik;
@@ -65,14 +71,15 @@ export function conservationProjection(world: PhysikWorld): void {
     const ox = Rig.momentumPoint[r3]!, oy = Rig.momentumPoint[r3 + 1]!, oz = Rig.momentumPoint[r3 + 2]!;
     args[0] = ox; args[1] = oy; args[2] = oz;
     args[9] = MEASURE;
-    // (the inertia only where it is needed: the momentum projection, or the guard acting)
-    args[11] = budget === 1 ? 1 : 0;
-    measure(world, rig);
+    // (the momenta and inertia only where they are needed: the momentum projection, or the
+    // guard acting; else the kinetic energy rigMeasures took serves)
+    let measured = budget === 1;
+    if (measured) { args[11] = 1; measure(world, rig); }
     // the rigid motion's centre: the centre of mass (floating) or the pin
     let cx = 0, cy = 0, cz = 0;
     if (!pinned) { cx = m[1]! - ox; cy = m[2]! - oy; cz = m[3]! - oz; }
     args[3] = ox + cx; args[4] = oy + cy; args[5] = oz + cz;
-    const M = m[0]!;
+    let M = m[0]!;
     if (budget === 1) {
       // 1. momentum (a free rig: see systems/momentumBudget.ts for why a loaded one is not
       // projected): the rigid motion that carries the missing momentum, V = ΔP / M at the centre
@@ -84,16 +91,20 @@ export function conservationProjection(world: PhysikWorld): void {
       args[7] = E[e6 + 4]! - m[8]! - (cz * dPx - cx * dPz);
       args[8] = E[e6 + 5]! - m[9]! - (cx * dPy - cy * dPx);
       shiftInertiaToCentre();
-      if (!solveRigid()) continue;
+      if (!solveRigid()) { measureRig(world, rig); continue; }
       args[9] = ADD;
       measure(world, rig);
+      measureRig(world, rig);
     }
     // 2. energy: the guard
-    const ke = m[10]!;
+    let ke = measured ? m[10]! : Rig.kineticEnergy[r]!;
     potentialEnergy(world, rig);
     const pe = energy[1]!;
     Rig.energyEnd[r] = ke + pe;
-    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND);
+    // (an absolute floor too: settled, the energy is at round-off, where a relative band is
+    // noise; below the floor no motion anyone could see is at stake)
+    const H = Rig.height[r]!, vFloor = REST_FRACTION * rig.settings.settleTolerance * H;
+    const excess = ke + pe - Rig.energyReference[r]! * (1 + ENERGY_BAND) - 0.5 * Rig.totalMass[r]! * vFloor * vFloor;
     if (!(excess > 0)) {
       // (run anyway, on whatever m holds, results unused: a function V8 sees only when the guard
       // acts would run unoptimised then, where every double is an allocation)
@@ -101,7 +112,13 @@ export function conservationProjection(world: PhysikWorld): void {
       solveRigid();
       continue;
     }
-    if (args[11] !== 1) { args[9] = MEASURE; args[11] = 1; measure(world, rig); }
+    if (!measured) {
+      args[9] = MEASURE; args[11] = 1; measure(world, rig); measured = true;
+      M = m[0]!; ke = m[10]!;
+      cx = 0; cy = 0; cz = 0;
+      if (!pinned) { cx = m[1]! - ox; cy = m[2]! - oy; cz = m[3]! - oz; }
+      args[3] = ox + cx; args[4] = oy + cy; args[5] = oz + cz;
+    }
     // the rigid motion with the rig's momentum (the least energy that momentum allows) and what
     // is left, the internal motion
     let Lx = m[7]!, Ly = m[8]!, Lz = m[9]!;
@@ -123,6 +140,7 @@ export function conservationProjection(world: PhysikWorld): void {
     const s2 = Math.max(0, (internal - excess) / internal);
     args[9] = SCALE; args[10] = Math.sqrt(s2);
     measure(world, rig);
+    measureRig(world, rig);
     Rig.energyEnd[r] = m[10]! + pe;
     Rig.energyGuardSteps[r] += 1;
     Rig.energyRemoved[r] += ke - m[10]!;

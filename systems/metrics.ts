@@ -1,6 +1,6 @@
 /**
  * Metrics of each rig after the step: centre of mass, kinetic energy, target errors, the
- * fastest bone end, the load residual (measureLoads), and rest detection (the rig is at rest
+ * fastest bone end (rigMeasures, before the conservation projection), the load residual (measureLoads), and rest detection (the rig is at rest
  * when no target is interpolating, the solve did not diverge and every bone end moves slower
  * than restSpeed × height per second; `restSince` is the step the current rest began). A rig
  * at rest is also static (`Rig.static`, what 'converged' and sleep need) when every bone end is
@@ -18,13 +18,23 @@ import { rotX, rotY, rotZ, len3 } from '../src/math/quat';
 
 const phi = new Float64Array(3);
 
+/**
+ * The measurements of each rig's new state (measureRig), before the conservation projection:
+ * the guard reads the kinetic energy measured here, and the projection measures again only a rig
+ * whose velocities it changed.
+ */
+export function rigMeasures(world: PhysikWorld): void {
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) measureRig(world, rigs[ri]!);
+}
+
 export function metrics(world: PhysikWorld): void {
   const { Rig } = world.physik;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
     const r = rig.eid;
-    const interpolating = measureRig(world, rig);
+    const interpolating = Rig.interpolating[r] === 1;
     const step = Rig.step[r]! + 1;
     Rig.step[r] = step;
     measureLoads(world, rig);
@@ -73,6 +83,7 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
     if (ts2 > maxSpeed2) maxSpeed2 = ts2;
   }
   const r3 = r * 3;
+  Rig.totalMass[r] = m;
   Rig.centreOfMass[r3] = cx / m; Rig.centreOfMass[r3 + 1] = cy / m; Rig.centreOfMass[r3 + 2] = cz / m;
   Rig.kineticEnergy[r] = ke;
   Rig.maxEndSpeed[r] = Math.sqrt(maxSpeed2);
@@ -92,6 +103,7 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
   }
   Rig.maxTargetError[r] = maxErr;
   Rig.meanTargetError[r] = n > 0 ? sumErr / n : 0;
+  Rig.interpolating[r] = interpolating ? 1 : 0;
   return interpolating;
 }
 

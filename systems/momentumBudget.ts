@@ -94,6 +94,8 @@ export function momentumBudget(world: PhysikWorld): void {
       const b = bones[bi]!, b3 = b * 3;
       // (no stiffness on any axis, a free or welded joint: no energy)
       if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
+      // (a joint torsionSprings found inside its limits' bands on every axis: no energy)
+      if (AngularLimit.near[b] === 0) continue;
       limitSpringEnergy(world, rig, b, false, energy, 0);
       pe += energy[0]!;
     }

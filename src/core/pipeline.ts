@@ -25,7 +25,7 @@ import { conservationProjection } from '../../systems/conservationProjection';
 import { substepRetry } from '../../systems/substepRetry';
 import { kinematicSolve } from '../../systems/kinematicSolve';
 import { forwardKinematics } from '../../systems/forwardKinematics';
-import { metrics } from '../../systems/metrics';
+import { rigMeasures, metrics } from '../../systems/metrics';
 import { settling } from '../../systems/settling';
 
 export type System = (world: PhysikWorld) => void;
@@ -72,8 +72,9 @@ export const physikPipeline: readonly System[] = Object.freeze([
   ] }, { rigs: awakeRigs, systems: [
     kinematicSolve,    // rigs posed by a kinematic solver instead (FABRIK, CCD, ...), and hybrid finishes
     forwardKinematics, // heads, tails, centres and velocities from rotations
+    rigMeasures,       // centre of mass, kinetic energy, end speeds, target errors
     conservationProjection, // momentum kept, no energy gained (a rigid correction)
-    metrics,           // errors, energy, limits, rest detection
+    metrics,           // step count, load residual, rest detection
     settling,          // status and its events, hybrid finish, sleep
   ] }),
   sleepingClock,       // sleeping rigs keep the script's time
