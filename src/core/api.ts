@@ -12,7 +12,7 @@ import { measureDiagnostics } from '../../systems/metrics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from '../scene/schema';
 import { issuesFromZod, SceneError } from '../scene/load';
-import { checkSettingsLimits } from '../scene/check';
+import { checkSettingsLimits, checkStructure } from '../scene/check';
 import type { Settings } from '../scene/types';
 import { quatMulConjA, quatRotate } from '../math/quat';
 import { copyDoubles } from '../math/doubles';
@@ -36,6 +36,9 @@ export function setControlPointActive(world: PhysikWorld, cp: number, active: bo
 /** Change a rig's settings; throws (world unchanged) when a value is out of range. */
 export function setSettings(world: PhysikWorld, rig: number, patch: Partial<Settings>): void {
   const record = findRig(world, rig);
+  // nesting no settings patch has is refused before the patch is read
+  const structure = checkStructure(patch, ['settings']);
+  if (structure.length) throw new SceneError(structure, `rig "${record.name}"`);
   const parsed = settingsPatchSchema.safeParse(patch, { reportInput: true });
   const issues = [...(parsed.success ? [] : issuesFromZod(parsed.error.issues, ['settings'])), ...checkSettingsLimits(patch, ['settings'])];
   if (!parsed.success || issues.length) throw new SceneError(issues, `rig "${record.name}"`);

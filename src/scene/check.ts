@@ -20,11 +20,16 @@ export interface SceneIssue {
  *   Infinity, and NaN follows within a step; up to 1e9 every product the step forms stays finite.
  * - MAX_PASSES: `settings.maxPasses`. A cap of 1e9 passes with an epsilon the solve cannot
  *   reach runs for hours per step.
+ * - MAX_DEPTH: arrays and objects within each other (a scene needs 6: `rig.bones[i].limits.x`
+ *   is an array at level 6, counting the scene as level 1). Deeper input is refused before
+ *   anything else reads it: copying a path per level made a 100,000-level chain of arrays
+ *   (a 200 KB file) take minutes to refuse.
  */
 export const MAX_BONES = 10_000;
 export const MAX_STEPS = 10_000_000;
 export const MAX_MAGNITUDE = 1e9;
 export const MAX_PASSES = 1_000_000;
+export const MAX_DEPTH = 32;
 
 /** `['rig', 'bones', 3, 'mass']` → `rig.bones[3].mass`; the empty path is `(root)`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -43,10 +48,13 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const field = (v: unknown, key: string): unknown => (isObject(v) ? v[key] : undefined);
 
 /** `(known: a, b, c)`, shortened for big rigs. */
-function known(names: Iterable<string>): string {
-  const all = [...names];
-  const shown = all.length > 12 ? [...all.slice(0, 12), '...'] : all;
-  return all.length ? `(known: ${shown.join(', ')})` : '(none defined)';
+function known(names: ReadonlyMap<string, unknown>): string {
+  const shown: string[] = [];
+  for (const n of names.keys()) {
+    if (shown.length === 12) { shown.push('...'); break; }
+    shown.push(n);
+  }
+  return shown.length ? `(known: ${shown.join(', ')})` : '(none defined)';
 }
 
 export function checkReferences(data: unknown): SceneIssue[] {
@@ -67,7 +75,7 @@ export function checkReferences(data: unknown): SceneIssue[] {
   const parents = bones.map((b) => field(b, 'parent'));
   parents.forEach((p, i) => {
     if (typeof p === 'string' && !boneIndex.has(p)) {
-      add(['rig', 'bones', i, 'parent'], `unknown bone "${p}" ${known(boneIndex.keys())}`);
+      add(['rig', 'bones', i, 'parent'], `unknown bone "${p}" ${known(boneIndex)}`);
     }
   });
 
@@ -123,59 +131,203 @@ export function checkReferences(data: unknown): SceneIssue[] {
     }
     const bone = field(cp, 'bone');
     if (typeof bone === 'string' && !boneIndex.has(bone)) {
-      add(['controlPoints', i, 'bone'], `unknown bone "${bone}" ${known(boneIndex.keys())}`);
+      add(['controlPoints', i, 'bone'], `unknown bone "${bone}" ${known(boneIndex)}`);
     }
   });
 
   list(field(data, 'script')).forEach((e, i) => {
     const p = field(e, 'point');
     if (typeof p === 'string' && !pointIndex.has(p)) {
-      add(['script', i, 'point'], `unknown control point "${p}" ${known(pointIndex.keys())}`);
+      add(['script', i, 'point'], `unknown control point "${p}" ${known(pointIndex)}`);
     }
   });
 
   list(field(data, 'secondaryBones')).forEach((n, i) => {
     if (typeof n === 'string' && !boneIndex.has(n)) {
-      add(['secondaryBones', i], `unknown bone "${n}" ${known(boneIndex.keys())}`);
+      add(['secondaryBones', i], `unknown bone "${n}" ${known(boneIndex)}`);
     }
   });
 
   const crowdPoint = field(field(data, 'crowd'), 'point');
   if (typeof crowdPoint === 'string' && !pointIndex.has(crowdPoint)) {
-    add(['crowd', 'point'], `unknown control point "${crowdPoint}" ${known(pointIndex.keys())}`);
+    add(['crowd', 'point'], `unknown control point "${crowdPoint}" ${known(pointIndex)}`);
   }
 
-  const targets = field(field(data, 'expect'), 'targets');
+  // Expectations: every name must be one the run reports, so `validate` refuses what the run
+  // could not check (instead of the run failing after all its steps).
+  const poles = new Set<string>();
+  points.forEach((cp) => {
+    const n = field(cp, 'name');
+    if (typeof n === 'string' && field(cp, 'role') === 'pole') poles.add(n);
+  });
+  const goal = (name: string): string | undefined => {
+    if (!pointIndex.has(name)) return `unknown control point "${name}" ${known(pointIndex)}`;
+    if (poles.has(name)) return `expected a goal control point, got pole "${name}" (a pole is a direction hint: it has no target error)`;
+    return undefined;
+  };
+  const expectBlock = field(data, 'expect');
+  const targets = field(expectBlock, 'targets');
   if (isObject(targets)) {
     for (const key of Object.keys(targets)) {
-      if (!pointIndex.has(key)) add(['expect', 'targets', key], `unknown control point "${key}" ${known(pointIndex.keys())}`);
+      const problem = goal(key);
+      if (problem) add(['expect', 'targets', key], problem);
+    }
+  }
+  const context: MetricContext = { bones: boneIndex, goal, crowd: isObject(field(data, 'crowd')) };
+  const metrics = field(expectBlock, 'metrics');
+  if (isObject(metrics)) {
+    for (const key of Object.keys(metrics)) {
+      const problem = metricProblem(key, context);
+      if (problem) add(['expect', 'metrics', key], problem);
+    }
+  }
+  list(field(expectBlock, 'compare')).forEach((c, i) => {
+    const metric = field(c, 'metric');
+    const problem = typeof metric === 'string' && metric !== '' ? metricProblem(metric, context) : undefined;
+    if (problem) add(['expect', 'compare', i, 'metric'], problem);
+  });
+  return issues;
+}
+
+/**
+ * The run summary's figures an `expect` block may name (src/scene/run.ts RunSummary: its
+ * numbers and true/false values, nested ones joined by dots). Besides these:
+ * `targetErrors.<goal control point>`, `pose.<bone>.head.<0-2>` (tail, local.<0-3> likewise)
+ * and, for a scene with a crowd, `crowd.<CROWD_METRICS>`.
+ */
+export const SUMMARY_METRICS: readonly string[] = [
+  'steps', 'converged', 'stepsToConverge', 'loadResidual', 'springLoad', 'loadRatio', 'static',
+  'maxEndSpeed', 'maxTargetError', 'meanTargetError', 'maxJointGap', 'maxLimitViolationDeg',
+  'kineticEnergy', 'passesPerStep.mean', 'passesPerStep.max', 'msPerStep', 'msPerStepSteady',
+  'finite', 'divergedSteps', 'peakKineticEnergy', 'peakLimitViolationDeg', 'peakEndSpeed',
+  'secondaryMotion', 'rootTravel', 'height', 'iterations.mean', 'iterations.max', 'msPerSolve',
+  'maxBendDeg', 'bendVariation', 'restDeviation',
+];
+export const CROWD_METRICS: readonly string[] = ['rigs', 'finite', 'maxTargetError', 'meanTargetError', 'converged', 'stepsPerSecond'];
+
+const poseMetric = /^pose\.(.+)\.(head|tail|local)\.(\d)$/s;
+
+/**
+ * The keys that lead to a metric's value in the run summary: `passesPerStep.mean` is
+ * `['passesPerStep', 'mean']`; a control point or bone name keeps its dots
+ * (`targetErrors.index.2` is `['targetErrors', 'index.2']`).
+ */
+export function metricPath(metric: string): string[] {
+  if (metric.startsWith('targetErrors.')) return ['targetErrors', metric.slice('targetErrors.'.length)];
+  const pose = poseMetric.exec(metric);
+  if (pose) return ['pose', pose[1]!, pose[2]!, pose[3]!];
+  return metric.split('.');
+}
+
+interface MetricContext {
+  bones: ReadonlyMap<string, number>;
+  /** Why a name is not a goal control point, or undefined when it is one. */
+  goal: (name: string) => string | undefined;
+  crowd: boolean;
+}
+
+const metricList = [
+  ...SUMMARY_METRICS, 'targetErrors.<goal control point>', 'pose.<bone>.head.<0-2>', 'pose.<bone>.tail.<0-2>', 'pose.<bone>.local.<0-3>',
+  `crowd.<${CROWD_METRICS.join('|')}> (with a crowd block)`,
+].join(', ');
+
+/** Why `metric` names no figure of this scene's run, or undefined when it names one. */
+function metricProblem(metric: string, context: MetricContext): string | undefined {
+  const unknown = `expected a metric of the run's summary (${metricList}), got ${JSON.stringify(metric)}`;
+  if (SUMMARY_METRICS.includes(metric)) return undefined;
+  const [head, ...rest] = metricPath(metric);
+  if (head === 'targetErrors' && rest.length === 1) return context.goal(rest[0]!);
+  if (head === 'pose' && rest.length === 3) {
+    const [bone, part, index] = rest as [string, string, string];
+    if (!context.bones.has(bone)) return `unknown bone "${bone}" ${known(context.bones)}`;
+    const n = part === 'local' ? 4 : 3;
+    return Number(index) < n ? undefined : `expected pose.<bone>.${part}.<0-${n - 1}>, got ${JSON.stringify(metric)}`;
+  }
+  if (head === 'crowd' && rest.length === 1 && CROWD_METRICS.includes(rest[0]!)) {
+    return context.crowd ? undefined : `expected a crowd block for the crowd metric ${JSON.stringify(metric)}, got none`;
+  }
+  return unknown;
+}
+
+/**
+ * Walk every value under `data` (which sits at `base`) without recursion, in time linear in
+ * the number of values: a path is a linked list of keys (each step adds one link, never copies
+ * the path) turned into text only for a value that is reported. Containers nested deeper than
+ * MAX_DEPTH, or containing themselves (a cycle, possible through the API, not in JSON), are
+ * reported and not entered; a container met twice (shared, through the API) is walked once.
+ * `onNumber` sees every number with a function that formats its path. Stops after `cap` issues.
+ */
+function walk(
+  data: unknown,
+  base: readonly PropertyKey[],
+  onNumber: ((v: number, at: () => string) => SceneIssue | undefined) | undefined,
+  cap = 20,
+  level0 = base.length,
+): SceneIssue[] {
+  const issues: SceneIssue[] = [];
+  interface Link { key: PropertyKey; up: Link | undefined }
+  const pathOf = (link: Link | undefined) => {
+    const keys: PropertyKey[] = [];
+    for (let l = link; l; l = l.up) keys.push(l.key);
+    return formatPath([...base, ...keys.reverse()]);
+  };
+  const seen = new Set<object>();
+  const open = new Set<object>(); // containers on the current path (for cycles)
+  // an entry is a value to visit, or (exit) the container to close after its children
+  const stack: { v: unknown; link: Link | undefined; level: number; exit?: boolean }[] = [{ v: data, link: undefined, level: level0 }];
+  while (stack.length && issues.length < cap) {
+    const { v, link, level, exit } = stack.pop()!;
+    if (exit) { open.delete(v as object); continue; }
+    if (typeof v === 'number') {
+      if (onNumber) {
+        const issue = onNumber(v, () => pathOf(link));
+        if (issue) issues.push(issue);
+      }
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    const what = Array.isArray(v) ? 'an array' : 'an object';
+    if (open.has(v)) {
+      issues.push({ path: pathOf(link), message: `expected plain data, got ${what} that contains itself` });
+      continue;
+    }
+    if (seen.has(v)) continue;
+    if (level + 1 > MAX_DEPTH) {
+      issues.push({ path: pathOf(link), message: `expected arrays and objects nested at most ${MAX_DEPTH} levels deep, got ${what} at level ${level + 1}` });
+      continue;
+    }
+    seen.add(v);
+    open.add(v);
+    stack.push({ v, link, level, exit: true });
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], link: { key: i, up: link }, level: level + 1 });
+    } else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], link: { key: keys[i]!, up: link }, level: level + 1 });
     }
   }
   return issues;
 }
 
-/** Every number under `data` (at `path`) beyond ±MAX_MAGNITUDE; iterative (input may nest deeply). */
-export function checkMagnitudes(data: unknown, path: PropertyKey[] = []): SceneIssue[] {
-  const issues: SceneIssue[] = [];
-  const stack: [unknown, PropertyKey[]][] = [[data, path]];
-  while (stack.length && issues.length < 20) {
-    const [v, at] = stack.pop()!;
-    if (typeof v === 'number') {
-      if (Number.isFinite(v) && Math.abs(v) > MAX_MAGNITUDE) {
-        issues.push({ path: formatPath(at), message: `expected a number from -1e9 to 1e9 (larger ones overflow the simulation), got ${v}` });
-      }
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...at, i]]);
-    } else if (isObject(v)) {
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push([v[keys[i]!], [...at, keys[i]!]]);
-    }
-  }
-  return issues;
+/**
+ * Nesting deeper than MAX_DEPTH, or a value that contains itself, anywhere under `data` (at
+ * `path`, `level` containers down: a scene's `settings` is at level 1); at most one issue.
+ * Checked before anything else reads the data.
+ */
+export function checkStructure(data: unknown, path: readonly PropertyKey[] = [], level = path.length): SceneIssue[] {
+  return walk(data, path, undefined, 1, level);
+}
+
+/** Every number under `data` (at `path`) beyond ±MAX_MAGNITUDE (and the nesting checkStructure refuses). */
+export function checkMagnitudes(data: unknown, path: readonly PropertyKey[] = []): SceneIssue[] {
+  return walk(data, path, (v, at) =>
+    Number.isFinite(v) && Math.abs(v) > MAX_MAGNITUDE
+      ? { path: at(), message: `expected a number from -1e9 to 1e9 (larger ones overflow the simulation), got ${v}` }
+      : undefined);
 }
 
 /** A settings patch's practical limits (the schema checks the types and ranges). */
-export function checkSettingsLimits(settings: unknown, path: PropertyKey[]): SceneIssue[] {
+export function checkSettingsLimits(settings: unknown, path: readonly PropertyKey[]): SceneIssue[] {
   const issues = checkMagnitudes(settings, path);
   const passes = field(settings, 'maxPasses');
   if (typeof passes === 'number' && passes > MAX_PASSES && passes <= MAX_MAGNITUDE) {
@@ -201,7 +353,7 @@ export function checkLimits(data: unknown): SceneIssue[] {
     issues.push({ path: 'steps', message: `expected at most ${MAX_STEPS} steps, got ${steps}` });
   }
   issues.push(...checkMagnitudes(field(data, 'steps'), ['steps']));
-  for (const key of ['rig', 'controlPoints', 'script']) issues.push(...checkMagnitudes(field(data, key), [key]));
+  for (const key of ['rig', 'controlPoints', 'script', 'crowd']) issues.push(...checkMagnitudes(field(data, key), [key]));
   issues.push(...checkSettingsLimits(field(data, 'settings'), ['settings']));
   list(field(field(data, 'expect'), 'compare')).forEach((c, i) => {
     issues.push(...checkSettingsLimits(field(field(c, 'variant'), 'settings'), ['expect', 'compare', i, 'variant', 'settings']));

@@ -5,7 +5,8 @@
 import type { z } from 'zod';
 import type { ControlPointDescription, Scene } from './types';
 import { controlPointSchema, sceneSchema } from './schema';
-import { checkLimits, checkMagnitudes, checkReferences, checkSize, formatPath, type SceneIssue } from './check';
+import { checkLimits, checkMagnitudes, checkReferences, checkSize, checkStructure, formatPath, MAX_DEPTH, type SceneIssue } from './check';
+import { crowdIssues } from './crowd';
 
 export type { SceneIssue } from './check';
 
@@ -32,7 +33,8 @@ function describe(v: unknown): string {
     const entries = Object.entries(v);
     const simple = entries.length <= 4 && entries.every(([, x]) => x === null || typeof x !== 'object');
     if (simple) return `{ ${entries.map(([k, x]) => `${k}: ${describe(x)}`).join(', ')} }`;
-    return `an object with keys ${entries.map(([k]) => k).join(', ')}`;
+    const keys = entries.slice(0, 12).map(([k]) => k);
+    return `an object with keys ${keys.join(', ')}${entries.length > 12 ? `, ... (${entries.length} keys)` : ''}`;
   }
   return String(v); // numbers (incl. NaN, Infinity), booleans, null
 }
@@ -80,6 +82,8 @@ function fromZod(iss: z.core.$ZodIssue): SceneIssue[] {
     const bound = small ? iss.minimum : iss.maximum;
     const op = (small ? '>' : '<') + (iss.inclusive ? '=' : '');
     if (iss.origin === 'number') return one(`expected a number ${op} ${bound}, ${got}`);
+    // zod's own bound on integers (the safe range, ±9007199254740991)
+    if (iss.origin === 'int') return one(`expected a whole number ${op} ${bound}, ${got}`);
     if (iss.origin === 'string' && small && Number(bound) === 1) return one(`expected a non-empty string, ${got}`);
     if (iss.origin === 'array') {
       const n = Array.isArray(input) ? input.length : '?';
@@ -98,12 +102,14 @@ export function validateScene(
   file?: string,
 ): { ok: true; scene: Scene } | { ok: false; issues: SceneIssue[] } {
   void file;
-  // A rig too big to build is refused before the (then slow) full validation.
-  const size = checkSize(data);
-  if (size.length) return { ok: false, issues: size };
+  // A rig too big to build, or nesting no scene has, is refused before the full validation.
+  const early = [...checkSize(data), ...checkStructure(data)];
+  if (early.length) return { ok: false, issues: early };
   const result = sceneSchema.safeParse(data, { reportInput: true });
   // Reference checks run even when the schema fails, so one pass reports everything.
   const issues = [...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...checkReferences(data), ...checkLimits(data)];
+  // what the crowd's copies would be given, once the rest holds
+  if (result.success && issues.length === 0) issues.push(...crowdIssues(result.data));
   if (result.success && issues.length === 0) return { ok: true, scene: result.data };
   return { ok: false, issues };
 }
@@ -120,13 +126,17 @@ export function parseScene(data: unknown, file?: string): Scene {
  * whose paths start at `where` (e.g. `controlPoints[3]`).
  */
 export function parseControlPoint(data: unknown, where = 'controlPoint'): ControlPointDescription {
-  const result = controlPointSchema.safeParse(data, { reportInput: true });
-  const limits = checkMagnitudes(data);
-  if (result.success && limits.length === 0) return result.data as ControlPointDescription;
-  throw new SceneError([...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...limits].map((i) => ({
+  const under = (issues: SceneIssue[]) => new SceneError(issues.map((i) => ({
     ...i,
     path: i.path === '(root)' ? where : i.path.startsWith('[') ? `${where}${i.path}` : `${where}.${i.path}`,
   })));
+  // a control point is nested as in a scene (controlPoints[i]: two levels down)
+  const structure = checkStructure(data, [], 2);
+  if (structure.length) throw under(structure);
+  const result = controlPointSchema.safeParse(data, { reportInput: true });
+  const limits = checkMagnitudes(data);
+  if (result.success && limits.length === 0) return result.data as ControlPointDescription;
+  throw under([...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...limits]);
 }
 
 function lineColumn(text: string, index: number): string {
@@ -225,6 +235,72 @@ export function jsonErrorIndex(text: string): number {
   }
 }
 
+/** Line and column of indices into one text: the line starts found once (linear for any number of lookups). */
+function lineColumns(text: string): (index: number) => string {
+  let starts: number[] | undefined;
+  return (index) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let lo = 0, hi = starts.length - 1; // the last line start <= index
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return `line ${lo + 1}, column ${index - starts[lo]! + 1}`;
+  };
+}
+
+/**
+ * What JSON.parse accepts but a scene must not have, found in the (valid JSON) text in one
+ * linear pass: a key given twice in one object (JSON.parse keeps the last silently), and
+ * arrays or objects nested deeper than MAX_DEPTH (then the scan stops: the rest is not read).
+ * Paths are built only for what is reported.
+ */
+export function scanJsonText(text: string): { duplicates: SceneIssue[]; depth: SceneIssue | undefined } {
+  interface Frame { keys: Map<string, number> | undefined; key: string | number; wantKey: boolean }
+  const duplicates: SceneIssue[] = [];
+  const at = lineColumns(text);
+  const stack: Frame[] = [];
+  const pathOf = () => formatPath(stack.map((f) => f.key));
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 123 || c === 91) { // { [
+      if (stack.length + 1 > MAX_DEPTH) {
+        const depth = { path: pathOf(), message: `expected arrays and objects nested at most ${MAX_DEPTH} levels deep, got ${c === 123 ? 'an object' : 'an array'} at level ${stack.length + 1} (${at(i)})` };
+        return { duplicates, depth };
+      }
+      stack.push(c === 123 ? { keys: new Map(), key: '', wantKey: true } : { keys: undefined, key: 0, wantKey: false });
+    } else if (c === 125 || c === 93) { // } ]
+      stack.pop();
+    } else if (c === 44) { // ,
+      const top = stack[stack.length - 1]!;
+      if (top.keys) top.wantKey = true;
+      else (top.key as number)++;
+    } else if (c === 34) { // a string: find its end
+      const start = i;
+      let escaped = false;
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) { escaped = true; i++; } else if (d === 34) break;
+      }
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.wantKey) {
+        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        top.key = key;
+        top.wantKey = false;
+        const first = top.keys.get(key);
+        if (first === undefined) top.keys.set(key, start);
+        else duplicates.push({ path: pathOf(), message: `expected each key once in an object, got ${JSON.stringify(key)} again at ${at(start)} (first at ${at(first)}; JSON would keep only the last)` });
+      }
+    }
+  }
+  return { duplicates, depth: undefined };
+}
+
 /** Parse JSON text, then the scene. JSON syntax errors name the line and column when known. */
 export function parseSceneText(text: string, file?: string): Scene {
   let data: unknown;
@@ -253,5 +329,10 @@ export function parseSceneText(text: string, file?: string): Scene {
     }
     throw new SceneError([{ path: '(root)', message }], file);
   }
-  return parseScene(data, file);
+  // nesting too deep is refused before the scene is read; duplicate keys with everything else
+  const { duplicates, depth } = scanJsonText(text);
+  if (depth) throw new SceneError([...duplicates, depth], file);
+  const r = validateScene(data, file);
+  if (r.ok && duplicates.length === 0) return r.scene;
+  throw new SceneError([...duplicates, ...(r.ok ? [] : r.issues)], file);
 }

@@ -10,6 +10,7 @@ import { createPhysikWorld, addRig, addRigs, step, readMetrics, readPose, type B
 import type { Scene, Settings } from './types';
 import { copyDoubles } from '../math/doubles';
 import { sceneCrowd } from './crowd';
+import { metricPath } from './check';
 
 export interface RunOptions {
   steps?: number;
@@ -227,12 +228,13 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   };
 }
 
-/** Numeric metrics of a summary by name (for expect blocks). */
+/** Numeric metrics of a summary by name (for expect blocks; names as check.ts's metricPath reads them). */
 export function summaryMetric(summary: RunSummary, metric: string): number {
-  const parts = metric.split('.');
   let v: unknown = summary;
-  for (const p of parts) v = (v as Record<string, unknown>)?.[p];
+  // own keys only: `constructor` or `__proto__` name no metric
+  for (const p of metricPath(metric)) v = v !== null && typeof v === 'object' && Object.hasOwn(v, p) ? (v as Record<string, unknown>)[p] : undefined;
   if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v === null) return NaN; // stepsToConverge of a run not at rest: no range holds it
   if (typeof v !== 'number') throw new Error(`unknown or non-numeric metric "${metric}"`);
   return v;
 }
