@@ -75,11 +75,14 @@ export interface BonePose {
 
 const q = new Float64Array(4);
 
-/** The pose: per bone name, world head and tail, local and world rotation. */
+/**
+ * The pose: per bone name, world head and tail, local and world rotation. The object has no
+ * prototype, so a bone may be called anything (`__proto__`, `constructor`) and is still a key.
+ */
 export function readPose(world: PhysikWorld, rig: number): Record<string, BonePose> {
   const record = findRig(world, rig);
   const { Bone } = world.physik;
-  const out: Record<string, BonePose> = {};
+  const out = Object.create(null) as Record<string, BonePose>;
   record.bones.forEach((b, i) => {
     const p = Bone.parent[b]!;
     if (p >= 0) quatMulConjA(q, 0, Bone.rot, p * 4, Bone.rot, b * 4);
@@ -109,6 +112,7 @@ export interface RigMetrics {
   kineticEnergy: number;
   maxTargetError: number;
   meanTargetError: number;
+  /** Per goal control point (not poles); an object without a prototype. */
   targetErrors: Record<string, number>;
   maxJointGap: number;
   maxLimitViolationDeg: number;
@@ -145,7 +149,7 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
   const record = findRig(world, rig);
   const { Rig, ControlPoint } = world.physik;
   const r = rig;
-  const targetErrors: Record<string, number> = {};
+  const targetErrors = Object.create(null) as Record<string, number>; // keyed by any name (no prototype)
   record.controlPoints.forEach((cp, i) => {
     const c3 = cp * 3;
     if (ControlPoint.pole[cp]) return; // a pole is a direction hint, not a target

@@ -27,10 +27,17 @@ export interface RigInput {
 
 export interface RigHandle {
   rig: number;
-  /** Bone entity by name. */
+  /** Bone entity by name (an object without a prototype: any name is a key of its own). */
   bones: Record<string, number>;
-  /** Control point entity by name. */
+  /** Control point entity by name (likewise). */
   controlPoints: Record<string, number>;
+}
+
+/** A name-keyed object without a prototype: `__proto__` or `toString` are plain keys in it. */
+function byNameObject(map: ReadonlyMap<string, number>): Record<string, number> {
+  const out = Object.create(null) as Record<string, number>;
+  for (const [k, v] of map) out[k] = v;
+  return out;
 }
 
 function ensureAll(world: PhysikWorld, eid: number): void {
@@ -290,8 +297,8 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
   p.rigs.push(record);
   return {
     rig: rigEid,
-    bones: Object.fromEntries(byName),
-    controlPoints: Object.fromEntries(cpByName),
+    bones: byNameObject(byName),
+    controlPoints: byNameObject(cpByName),
   };
 }
 

@@ -89,8 +89,16 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   welds: false,
 } satisfies Partial<Settings>);
 
+/**
+ * The tables below are looked up by a setting's name, which may come from input (a patch, a
+ * panel): without a prototype, `settingEnums.constructor` is undefined like any unknown name.
+ */
+function nameKeyed<T>(entries: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}
+
 /** Range checks shared by the scene schema and the plugin API; returns an error or null. */
-export const settingRanges: Record<string, { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean }> = {
+export const settingRanges: Record<string, { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean }> = nameKeyed({
   dt: { min: 0, exclusiveMin: true, max: 1 },
   damping: { min: 0 },
   dampingRatio: { min: 0, exclusiveMin: true, max: 100 },
@@ -120,9 +128,9 @@ export const settingRanges: Record<string, { min?: number; max?: number; integer
   settleTolerance: { min: 0, exclusiveMin: true, max: 1 },
   stallSteps: { min: 1, max: 1e6, integer: true },
   finishRadius: { min: 0, exclusiveMin: true, max: 10 },
-};
+});
 
-export const settingEnums: Record<string, readonly string[]> = {
+export const settingEnums: Record<string, readonly string[]> = nameKeyed({
   dampingMode: ['implicit', 'explicit'],
   angularDampingMode: ['implicit', 'halve'],
   integrator: ['semi-implicit', 'explicit'],
@@ -137,4 +145,4 @@ export const settingEnums: Record<string, readonly string[]> = {
   ikMode: ['path-dependent', 'path-independent'],
   bendDirection: ['positive', 'negative'],
   finish: ['none', 'ccd', 'dls'],
-};
+});

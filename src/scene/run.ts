@@ -107,7 +107,7 @@ function angle(a: number[], b: number[]): number {
 
 /** Smoothness and distance from rest of a pose, given each bone's parent name. */
 export function poseShape(pose: Pose, rest: Pose, parents: Record<string, string | null>, height: number) {
-  const bendChange: Record<string, number> = {};
+  const bendChange = new Map<string, number>(); // by bone name: any name, `toString` too
   let maxBend = 0, variation = 0, deviation = 0, n = 0;
   for (const [name, b] of Object.entries(pose)) {
     const r = rest[name]!;
@@ -118,12 +118,12 @@ export function poseShape(pose: Pose, rest: Pose, parents: Record<string, string
     const parent = parents[name];
     if (!parent) continue;
     const change = angle(axis(pose[parent]!), axis(b)) - angle(axis(rest[parent]!), axis(r));
-    bendChange[name] = change;
+    bendChange.set(name, change);
     maxBend = Math.max(maxBend, Math.abs(change));
   }
-  for (const [name, change] of Object.entries(bendChange)) {
-    const parent = parents[name]!;
-    if (bendChange[parent] !== undefined) variation += (change - bendChange[parent]!) ** 2;
+  for (const [name, change] of bendChange) {
+    const parentChange = bendChange.get(parents[name]!);
+    if (parentChange !== undefined) variation += (change - parentChange) ** 2;
   }
   return { maxBendDeg: (maxBend * 180) / Math.PI, bendVariation: variation, restDeviation: deviation / n / height };
 }

@@ -118,6 +118,25 @@ const scriptEventSchema = strict({
   error: 'expected a target and/or active',
 });
 
+/**
+ * An object keyed by names the scene chooses (a metric, a control point) with `value` for
+ * each: parsed into an object without a prototype, so every name, `__proto__` and
+ * `constructor` too, is kept as a key of its own (z.record builds a plain object, where
+ * assigning `__proto__` sets the prototype instead and the entry vanishes).
+ */
+function nameRecord<T extends z.ZodType>(value: T) {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  return z.custom<Record<string, unknown>>(isObject, { error: 'expected an object' }).transform((obj, ctx) => {
+    const out = Object.create(null) as Record<string, z.output<T>>;
+    for (const key of Object.keys(obj)) {
+      const r = value.safeParse(obj[key], { reportInput: true });
+      if (r.success) out[key] = r.data;
+      else for (const iss of r.error.issues) ctx.issues.push({ ...iss, path: [key, ...iss.path] } as never);
+    }
+    return out;
+  });
+}
+
 const rangeSchema = strict({ min: num.optional(), max: num.optional() }).refine(
   (r) => r.min === undefined || r.max === undefined || r.min <= r.max,
   { error: 'expected min <= max' },
@@ -126,8 +145,8 @@ const rangeSchema = strict({ min: num.optional(), max: num.optional() }).refine(
 const expectSchema = strict({
   finite: z.boolean().optional(),
   converged: z.boolean().optional(),
-  metrics: z.record(z.string(), rangeSchema).optional(),
-  targets: z.record(z.string(), rangeSchema).optional(),
+  metrics: nameRecord(rangeSchema).optional(),
+  targets: nameRecord(rangeSchema).optional(),
   compare: z
     .array(
       strict({
