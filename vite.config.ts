@@ -27,7 +27,7 @@ const nm = (path: string): RegExp => new RegExp(`[\\\\/]node_modules[\\\\/]${pat
 export default defineConfig({
   root: '.',
   build: {
-    outDir: 'dist',
+    outDir: 'build/sandbox', // (dist/ is the package's: npm run build:lib)
     chunkSizeWarningLimit: 4500, // kB; the Rapier chunk (its WASM inlined, fetched only for the ghost); pixi.js is ~555 kB, see above
     rolldownOptions: {
       output: {
