@@ -66,8 +66,11 @@ function fromZod(iss: z.core.$ZodIssue): SceneIssue[] {
   const one = (message: string) => [{ path, message }];
 
   if (iss.code === 'unrecognized_keys') {
-    // The schema's strict() puts "allowed: ..." in the message.
-    return iss.keys.map((k) => ({ path: formatPath([...iss.path, k]), message: `unknown key "${k}" (${iss.message})` }));
+    // The schema's strict() puts "allowed: ..." in the message. A few keys are listed one by
+    // one; the rest counted (an object of a million keys would give a message of gigabytes).
+    const listed = iss.keys.slice(0, MAX_KEYS_LISTED).map((k) => ({ path: formatPath([...iss.path, k]), message: `unknown key "${k}" (${iss.message})` }));
+    const more = iss.keys.length - listed.length;
+    return more > 0 ? [...listed, { path, message: `${more} more unknown keys (not listed; ${iss.message})` }] : listed;
   }
   const custom = iss.message.startsWith('expected ') ? iss.message : undefined;
   if (iss.code === 'invalid_type') {
@@ -96,6 +99,17 @@ function fromZod(iss: z.core.$ZodIssue): SceneIssue[] {
   return one(`${iss.message}, ${got}`);
 }
 
+/** Unknown keys of one object listed one by one; beyond, one issue counts the rest. */
+const MAX_KEYS_LISTED = 20;
+/** Issues a scene's validation lists; beyond, one issue counts the rest (see `capped`). */
+export const MAX_ISSUES = 200;
+
+/** The first MAX_ISSUES issues, and one that counts the rest (hostile input may have millions). */
+function capped(issues: SceneIssue[]): SceneIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  return [...issues.slice(0, MAX_ISSUES), { path: '(root)', message: `${issues.length - MAX_ISSUES} more problems (not listed)` }];
+}
+
 /** Validate without throwing. `file` is accepted for symmetry; issues carry paths only. */
 export function validateScene(
   data: unknown,
@@ -111,7 +125,7 @@ export function validateScene(
   // what the crowd's copies would be given, once the rest holds
   if (result.success && issues.length === 0) issues.push(...crowdIssues(result.data));
   if (result.success && issues.length === 0) return { ok: true, scene: result.data };
-  return { ok: false, issues };
+  return { ok: false, issues: capped(issues) };
 }
 
 /** Validate and default a scene object; throws a `SceneError` listing every issue. */
@@ -136,7 +150,7 @@ export function parseControlPoint(data: unknown, where = 'controlPoint'): Contro
   const result = controlPointSchema.safeParse(data, { reportInput: true });
   const limits = checkMagnitudes(data);
   if (result.success && limits.length === 0) return result.data as ControlPointDescription;
-  throw under([...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...limits]);
+  throw under(capped([...(result.success ? [] : result.error.issues.flatMap(fromZod)), ...limits]));
 }
 
 function lineColumn(text: string, index: number): string {
@@ -253,21 +267,29 @@ function lineColumns(text: string): (index: number) => string {
   };
 }
 
+/** Duplicate keys listed one by one; beyond, one issue counts the rest. */
+const MAX_DUPLICATES_LISTED = 20;
+
 /**
- * What JSON.parse accepts but a scene must not have, found in the (valid JSON) text in one
- * linear pass: a key given twice in one object (JSON.parse keeps the last silently), and
- * arrays or objects nested deeper than MAX_DEPTH (then the scan stops: the rest is not read).
- * Paths are built only for what is reported.
+ * What JSON.parse accepts but a scene must not have, found in the text in one linear pass
+ * before it is parsed: a key given twice in one object (JSON.parse keeps the last silently),
+ * and arrays or objects nested deeper than MAX_DEPTH (then the scan stops there: parsing a
+ * 16 MB file of nested arrays took V8 half a minute). It jumps from one bracket, comma or
+ * quote to the next, and builds paths only for what it reports. Text that is not JSON is
+ * scanned without failing (JSON.parse then names its error).
  */
 export function scanJsonText(text: string): { duplicates: SceneIssue[]; depth: SceneIssue | undefined } {
   interface Frame { keys: Map<string, number> | undefined; key: string | number; wantKey: boolean }
   const duplicates: SceneIssue[] = [];
+  let more = 0;
   const at = lineColumns(text);
   const stack: Frame[] = [];
   const pathOf = () => formatPath(stack.map((f) => f.key));
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
+  const structural = /[{}[\],"]/g;
+  for (let m = structural.exec(text); m; m = structural.exec(text)) {
+    const i = m.index;
     const c = text.charCodeAt(i);
+    const top = stack[stack.length - 1];
     if (c === 123 || c === 91) { // { [
       if (stack.length + 1 > MAX_DEPTH) {
         const depth = { path: pathOf(), message: `expected arrays and objects nested at most ${MAX_DEPTH} levels deep, got ${c === 123 ? 'an object' : 'an array'} at level ${stack.length + 1} (${at(i)})` };
@@ -277,27 +299,34 @@ export function scanJsonText(text: string): { duplicates: SceneIssue[]; depth: S
     } else if (c === 125 || c === 93) { // } ]
       stack.pop();
     } else if (c === 44) { // ,
-      const top = stack[stack.length - 1]!;
-      if (top.keys) top.wantKey = true;
-      else (top.key as number)++;
-    } else if (c === 34) { // a string: find its end
-      const start = i;
-      let escaped = false;
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) { escaped = true; i++; } else if (d === 34) break;
+      if (top?.keys) top.wantKey = true;
+      else if (top) (top.key as number)++;
+    } else { // a string: its end is the next quote not escaped
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        if (end < 0) return { duplicates, depth: undefined }; // unterminated: not JSON
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
-      const top = stack[stack.length - 1];
+      structural.lastIndex = end + 1;
       if (top?.keys && top.wantKey) {
-        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        let key = text.slice(i + 1, end);
+        if (key.includes('\\')) {
+          try { key = JSON.parse(text.slice(i, end + 1)) as string; } catch { /* not JSON: JSON.parse reports it */ }
+        }
         top.key = key;
         top.wantKey = false;
         const first = top.keys.get(key);
-        if (first === undefined) top.keys.set(key, start);
-        else duplicates.push({ path: pathOf(), message: `expected each key once in an object, got ${JSON.stringify(key)} again at ${at(start)} (first at ${at(first)}; JSON would keep only the last)` });
+        if (first === undefined) top.keys.set(key, i);
+        else if (duplicates.length < MAX_DUPLICATES_LISTED) {
+          duplicates.push({ path: pathOf(), message: `expected each key once in an object, got ${JSON.stringify(key)} again at ${at(i)} (first at ${at(first)}; JSON would keep only the last)` });
+        } else more++;
       }
     }
   }
+  if (more) duplicates.push({ path: '(root)', message: `expected each key once in an object, got ${more} more keys given twice (not listed)` });
   return { duplicates, depth: undefined };
 }
 
@@ -306,6 +335,9 @@ export function parseSceneText(text: string, file?: string): Scene {
   let data: unknown;
   if (typeof text !== 'string') throw new SceneError([{ path: '(root)', message: `expected the text of a scene file, got ${describe(text)}` }], file);
   text = text.replace(/^\uFEFF/, ''); // a UTF-8 byte order mark (Windows editors) is not an error
+  // nesting too deep is refused before the text is parsed; duplicate keys with everything else
+  const { duplicates, depth } = scanJsonText(text);
+  if (depth) throw new SceneError([...duplicates, depth], file);
   try {
     data = JSON.parse(text);
   } catch (e) {
@@ -329,9 +361,6 @@ export function parseSceneText(text: string, file?: string): Scene {
     }
     throw new SceneError([{ path: '(root)', message }], file);
   }
-  // nesting too deep is refused before the scene is read; duplicate keys with everything else
-  const { duplicates, depth } = scanJsonText(text);
-  if (depth) throw new SceneError([...duplicates, depth], file);
   const r = validateScene(data, file);
   if (r.ok && duplicates.length === 0) return r.scene;
   throw new SceneError([...duplicates, ...(r.ok ? [] : r.issues)], file);

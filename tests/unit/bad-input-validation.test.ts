@@ -306,12 +306,39 @@ describe('hostile scene input is refused early and clearly', () => {
       expect(parseSceneText(JSON.stringify(arm()), 'ok.json').controlPoints).toHaveLength(2);
     });
 
+    it('many duplicate keys are listed up to 20 and counted beyond; text that is not JSON gets its syntax error', () => {
+      const many = `{"name": "a", ${'"x": 1, '.repeat(1000)}"rig": ${JSON.stringify(arm().rig)}}`;
+      const e = errorOf(() => parseSceneText(many, 'many.json')) as SceneError;
+      const duplicates = e.issues.filter((i) => i.message.startsWith('expected each key once'));
+      expect(duplicates).toHaveLength(21);
+      expect(duplicates[20]).toEqual({ path: '(root)', message: 'expected each key once in an object, got 979 more keys given twice (not listed)' });
+      for (const text of ['{"a": 1, "a": 2', ']]],,,{"a":', '{"a\\q": 1, "a\\q": 2}']) {
+        const syntax = errorOf(() => parseSceneText(text, 'bad.json'));
+        expect(syntax.message).toMatch(/^bad\.json: \(root\): invalid JSON at line 1, column \d+/);
+        expect(syntax.message).not.toContain('each key once');
+      }
+    });
+
     it('a huge object in a message is cut short', () => {
       const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, { x: i }]));
       const e = errorOf(() => parseScene(broken((s) => (s.rig.bones[0].direction = many)), 'f.json'));
       expect(e.message).toContain('rig.bones[0].direction: expected [x, y, z] (3 numbers), got an object with keys k0, k1,');
       expect(e.message).toContain('... (50000 keys)');
       expect(e.message.length).toBeLessThan(500);
+    });
+
+    it('an object of 100,000 unknown keys, and 100,000 bad control points, give a message of a few lines', () => {
+      // each unknown key's line lists the allowed keys: a million of them made a message too long for V8
+      const settings = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 1]));
+      const e = errorOf(() => parseScene(broken((s) => (s.settings = settings)), 'f.json')) as SceneError;
+      expect(e.issues).toHaveLength(21);
+      expect(e.issues[0]!.path).toBe('settings.k0');
+      expect(e.issues[20]).toEqual({ path: 'settings', message: expect.stringMatching(/^99980 more unknown keys \(not listed; allowed: dt, damping,/) });
+      const points = Array.from({ length: 100_000 }, (_, i) => ({ name: `p${i}`, bone: 'nope' }));
+      const e2 = errorOf(() => parseScene(broken((s) => (s.controlPoints = points)), 'f.json')) as SceneError;
+      expect(e2.issues).toHaveLength(201);
+      expect(e2.issues[0]!.message).toBe('unknown bone "nope" (known: upper, lower)');
+      expect(e2.issues[200]).toEqual({ path: '(root)', message: '99801 more problems (not listed)' }); // and the script's point, gone
     });
 
     it('every issue of a valid-but-bad scene is reported at once (validateScene)', () => {
