@@ -5,27 +5,40 @@
  * and the time per step of each. `--dynamics` adds (or, without a scene, is) the dynamics
  * check: two undamped rigs' tip paths over 2 s against Rapier multibody joints at a small step
  * (src/rapier/dynamics.ts); with a scene and --json its result is the field `dynamics`.
- * Bad arguments exit 2, a bad scene exits 1 (as `run`). Rapier is imported only when this
- * command runs.
+ * Bad arguments exit 2, a bad scene exits 1 (as `run`), and so does a scene whose expect
+ * block the scene as written does not meet (checked on one more run of it, without --steps;
+ * each failed check on stderr). A scene over the work and memory bounds (src/scene/bounds.ts)
+ * is refused before anything is built (`--allow-large` raises them). Rapier is imported only
+ * when this command runs.
  */
 import { loadSceneFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
+import { runScene, checkExpect, type ExpectResult } from '../scene/run';
+import { workBounds } from '../scene/bounds';
+import { expectFailures } from './batch';
 import type { CrosscheckResult } from '../rapier/crosscheck';
 import type { DynamicsCheckResult } from '../rapier/dynamics';
 import type { JointModel } from '../rapier/jointPlan';
 
-export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]\n       physik crosscheck --dynamics [--json]';
+export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics] [--allow-large]\n       physik crosscheck --dynamics [--json]';
 const jointChoices: readonly JointModel[] = ['impulse', 'multibody'];
 
 class UsageError extends Error {}
 
-interface Args { file?: string; json: boolean; steps?: number; joints: JointModel; dynamics: boolean }
+interface Args { file?: string; json: boolean; steps?: number; joints: JointModel; dynamics: boolean; allowLarge: boolean }
 
 function parse(argv: string[]): Args {
-  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse', dynamics = false, jointsGiven = false;
+  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse', dynamics = false, jointsGiven = false, allowLarge = false;
+  const given = new Map<string, string | undefined>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === '--steps' || a === '--joints') {
+      // an option that takes a value is given once: a second one would silently win
+      if (given.has(a)) throw new UsageError(`${a} is given twice (${JSON.stringify(given.get(a) ?? '')} and ${JSON.stringify(argv[i + 1] ?? '')}); give it once`);
+      given.set(a, argv[i + 1]);
+    }
     if (a === '--json') json = true;
+    else if (a === '--allow-large') allowLarge = true;
     else if (a === '--dynamics') dynamics = true;
     else if (a === '--steps') {
       const v = argv[++i];
@@ -43,7 +56,7 @@ function parse(argv: string[]): Args {
   }
   if (!file && !dynamics) throw new UsageError(`crosscheck: missing <scene.json>\nusage: ${crosscheckUsage}`);
   if (!file && (steps !== undefined || jointsGiven)) throw new UsageError('crosscheck: --steps and --joints apply to a scene (the dynamics check runs its own rigs)');
-  return { file, json, steps, joints, dynamics };
+  return { file, json, steps, joints, dynamics, allowLarge };
 }
 
 const pct = (v: number) => `${(v * 100).toFixed(2)}%`;
@@ -88,22 +101,38 @@ export async function crosscheckCommand(argv: string[], out: (s: string) => void
   }
   try {
     let result: CrosscheckResult | undefined;
+    let expect: ExpectResult | undefined;
+    let failures: string[] = [];
     if (args.file) {
       const scene = loadSceneFile(args.file);
+      const bounds = workBounds(scene, { command: 'crosscheck', steps: args.steps, allowLarge: args.allowLarge });
+      if (bounds.some((b) => b.argument)) {
+        err(bounds.map((b) => `${args.file}: ${b.path}: ${b.message}`).join('\n'));
+        return 2;
+      }
+      if (bounds.length) throw new SceneError(bounds.map(({ path, message }) => ({ path, message })), args.file);
       const { runCrosscheck } = await import('../rapier/crosscheck');
       result = await runCrosscheck(scene, { steps: args.steps, jointModel: args.joints });
+      // the scene's expect block holds for the scene as written (its own steps and solver)
+      if (scene.expect && args.steps === undefined) {
+        const summary = runScene(scene);
+        expect = checkExpect(scene, summary);
+        if (!expect.ok) failures = expectFailures(args.file, scene, summary, expect);
+      }
     }
     let dynamics: DynamicsCheckResult | undefined;
     if (args.dynamics) {
       const { runDynamicsCheck } = await import('../rapier/dynamics');
       dynamics = await runDynamicsCheck();
     }
-    if (args.json) out(JSON.stringify(result ? { ...result, ...(dynamics ? { dynamics } : {}) } : dynamics));
+    if (args.json) out(JSON.stringify(result ? { ...result, ...(expect ? { expect } : {}), ...(dynamics ? { dynamics } : {}) } : dynamics));
     else {
       if (result) print(result, out);
+      if (expect) out(`  expect         ${expect.ok ? 'met' : 'NOT met'} by the scene as written`);
       if (dynamics) printDynamics(dynamics, out);
     }
-    return 0;
+    for (const f of failures) err(f);
+    return failures.length ? 1 : 0;
   } catch (e) {
     if (e instanceof SceneError) { err(e.message); return 1; }
     err(`physik crosscheck: ${e instanceof Error ? e.message : String(e)}`);

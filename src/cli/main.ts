@@ -11,13 +11,24 @@
  *   physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]
  *                                                                   PhysIK against a Rapier mirror (crosscheck.ts)
  *   physik crosscheck --dynamics [--json]                          undamped swings against Rapier multibody joints
+ * run, compare, validate, record and crosscheck also take --allow-large (bounds.ts's limits, tenfold).
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
+ * Exit codes: 0 done (and every checked expect block met), 1 a bad or unreadable file, a file
+ * that cannot be written, or an expect block not met (each failed check on stderr as
+ * `file: expect.path: expected …, got …`), 2 bad arguments. A scene over the work and memory
+ * bounds (src/scene/bounds.ts) is refused before anything is built (`--allow-large` raises
+ * them). Output files are written whole or not at all (src/io/atomicWrite.ts) and never over
+ * an input of the same command. When the reader of stdout goes away (`| head`) the command
+ * stops and exits 0; a full device exits 1 with one line on stderr.
  */
 import { loadSceneFile, readInputFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
 import { runScene, checkExpect, STEADY_STEPS, type RunSummary } from '../scene/run';
 import { settingEnums } from '../core/settings';
-import { writeFileSync } from 'node:fs';
+import { realpathSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { writeFileAtomic } from '../io/atomicWrite';
+import { workBounds, stepsOf, type BoundOptions } from '../scene/bounds';
 import { addRig, createPhysikWorld } from '../core';
 import { recordSteps } from '../io/recorder';
 import { recordingToJson, RecordingError } from '../io/recordingJson';
@@ -28,21 +39,19 @@ import { importGltf } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
 import type { Scene, Settings } from '../scene/types';
 import { crosscheckCommand } from './crosscheck';
-import { runBatch, defaultWorkers, type BatchResult } from './batch';
-
-/** Default steps of `record` when the scene names none: 10 s of simulated time. */
-const RECORD_SECONDS = 10;
+import { runBatch, defaultWorkers, cpuCount, expectFailures, type BatchResult } from './batch';
 
 async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => void): Promise<number> {
   const world = createPhysikWorld();
   const settings = { ...scene.settings, ...(args.solver ? { solver: args.solver } : {}) };
   const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script });
-  const steps = args.steps ?? Math.ceil(RECORD_SECONDS / world.physik.rigs[0]!.settings.dt);
+  // without --steps: 10 s of simulated time (bounds.ts's RECORD_SECONDS), whatever the scene's steps
+  const { steps } = stepsOf(scene, { command: 'record', steps: args.steps });
   const rec = recordSteps(world, rig, steps, { fps: args.fps ?? 30 });
   const file = args.out!;
   const kind = extOf(file);
   const data = kind === '.glb' ? new Uint8Array(await recordingToGlb(rec)) : kind === '.bvh' ? recordingToBvh(rec) : recordingToJson(rec);
-  writeFileSync(file, data);
+  writeFileAtomic(file, data);
   const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   out(`${file}: ${rec.frameCount} frames at ${rec.fps} fps (${(rec.times[rec.frameCount - 1] ?? 0).toFixed(2)} s, ${steps} steps of ${scene.name}), ${rec.bones.length} bones, ${bytes} bytes`);
   return 0;
@@ -60,7 +69,7 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
   const result = kind === '.bvh'
     ? importBvh(bytes.toString('utf8'), args.file, options)
     : await importGltf(kind === '.gltf' ? bytes.toString('utf8') : new Uint8Array(bytes), args.file, options);
-  writeFileSync(args.out!, `${JSON.stringify(result.scene, null, 2)}\n`);
+  writeFileAtomic(args.out!, `${JSON.stringify(result.scene, null, 2)}\n`);
   const { scene } = result;
   out(`${args.out}: rig "${scene.rig.name}", ${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points (${scene.controlPoints.map((c) => `${c.name} on ${c.bone}`).join(', ') || 'none'})`);
   for (const w of result.warnings) out(`  note: ${w}`);
@@ -68,13 +77,13 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
 }
 
 const usage = `usage:
-  physik run <scene.json> [--steps N] [--solver NAME] [--json]
-  physik run <scene.json> <scene.json> ... [--workers N] [--steps N] [--solver NAME] [--json]
-  physik compare <scene.json> [--steps N] [--json]
-  physik validate <scene.json>
-  physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
+  physik run <scene.json> [--steps N] [--solver NAME] [--json] [--allow-large]
+  physik run <scene.json> <scene.json> ... [--workers N] [--steps N] [--solver NAME] [--json] [--allow-large]
+  physik compare <scene.json> [--steps N] [--json] [--allow-large]
+  physik validate <scene.json> [--allow-large]
+  physik record <scene.json> [--steps N] [--fps F] [--solver NAME] [--allow-large] --out <file.glb|.bvh|.json>
   physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
-  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]
+  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics] [--allow-large]
   physik crosscheck --dynamics [--json]`;
 
 class UsageError extends Error {}
@@ -83,6 +92,8 @@ interface Parsed {
   command: string; file: string; steps?: number; solver?: string; json: boolean;
   /** Every scene file named (run takes several: a batch); file is the first. */
   files: string[]; workers?: number;
+  /** Raise the work and memory bounds tenfold (src/scene/bounds.ts). */
+  allowLarge: boolean;
   out?: string; fps?: number; controlPoints?: number; up?: 'auto' | 'y' | 'z'; scale?: number;
 }
 
@@ -107,12 +118,19 @@ export function parseArgs(argv: string[]): Parsed {
   let workers: number | undefined;
   let steps: number | undefined;
   let solver: string | undefined;
-  let json = false;
+  let json = false, allowLarge = false;
   let out: string | undefined, fps: number | undefined, controlPoints: number | undefined, up: Parsed['up'], scale: number | undefined;
   const runs = command === 'run' || command === 'compare' || command === 'record';
+  // an option that takes a value is given once: a second one would silently win
+  const given = new Map<string, string | undefined>();
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
+    if (a.startsWith('--') && a !== '--json' && a !== '--allow-large') {
+      if (given.has(a)) throw new UsageError(`${a} is given twice (${JSON.stringify(given.get(a) ?? '')} and ${JSON.stringify(rest[i + 1] ?? '')}); give it once`);
+      given.set(a, rest[i + 1]);
+    }
     if (a === '--json' && runs) json = true;
+    else if (a === '--allow-large' && command !== 'import') allowLarge = true;
     else if (a === '--out' && (command === 'record' || command === 'import')) {
       out = rest[++i];
       if (out === undefined || out.startsWith('-')) throw new UsageError(`--out expects a file name, got ${out === undefined ? 'nothing' : `"${out}"`}`);
@@ -150,15 +168,20 @@ export function parseArgs(argv: string[]): Parsed {
   if (!file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\n${usage}`);
   if ((command === 'record' || command === 'import') && !out) throw new UsageError(`${command}: missing --out <file>\n${usage}`);
   if (command === 'import' && !importKinds.includes(extOf(file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${file}`);
-  return { command, file, files, workers, steps, solver, json, out, fps, controlPoints, up, scale };
+  return { command, file, files, workers, steps, solver, json, allowLarge, out, fps, controlPoints, up, scale };
 }
 
 function fmt(v: number): string {
   return Math.abs(v) >= 1e-3 || v === 0 ? v.toFixed(4) : v.toExponential(2);
 }
 
-/** The scene under PhysIK and every kinematic solver: one row each (a solver that cannot serve the rig says why). */
-function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: string) => void): number {
+/**
+ * The scene under PhysIK and every kinematic solver: one row each (a solver that cannot serve
+ * the rig says why). Without --steps, the scene's expect block is checked on the run of the
+ * scene as written (the row with its own solver and finish, else one more run): exit 1 when
+ * it is not met.
+ */
+function compare(scene: Scene, args: Parsed, out: (s: string) => void, err: (s: string) => void): number {
   const rows: { solver: string; summary?: RunSummary; error?: string }[] = [];
   // every solver alone, and PhysIK with each hybrid finish (systems/settling.ts)
   const variants: [string, Partial<Settings>][] = [
@@ -172,15 +195,25 @@ function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: s
       rows.push({ solver, error: e instanceof Error ? e.message : String(e) });
     }
   }
+  let expectResult: ReturnType<typeof checkExpect> | undefined;
+  let failures: string[] = [];
+  if (scene.expect && args.steps === undefined) {
+    const own = variants.findIndex(([, v]) => v.solver === scene.settings.solver && v.finish === scene.settings.finish);
+    const summary = (own >= 0 ? rows[own]!.summary : undefined) ?? runScene(scene);
+    expectResult = checkExpect(scene, summary);
+    failures = expectResult.ok ? [] : expectFailures(args.file, scene, summary, expectResult);
+  }
+  const code = expectDone(failures, err);
   if (args.json) {
     out(JSON.stringify({
       scene: scene.name,
+      ...(expectResult ? { expect: expectResult } : {}),
       solvers: rows.map((r) => r.summary
         ? { solver: r.solver, status: r.summary.status, finite: r.summary.finite, stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
             iterations: r.summary.iterations, msPerSolve: r.summary.msPerSolve, maxBendDeg: r.summary.maxBendDeg, bendVariation: r.summary.bendVariation, restDeviation: r.summary.restDeviation }
         : { solver: r.solver, error: r.error }),
     }));
-    return 0;
+    return code;
   }
   const head = ['solver', 'status', 'at rest from', 'target error', 'limit viol. deg', 'iter/step', 'us/solve', 'max bend deg', 'bend var.', 'off rest'];
   const table = [head, ...rows.map((r) => r.summary
@@ -190,29 +223,99 @@ function compare(scene: Parameters<typeof runScene>[0], args: Parsed, out: (s: s
   const widths = head.map((_, i) => Math.max(...table.map((row) => (row[i]!.length > 60 ? 0 : row[i]!.length))));
   out(`scene ${scene.name}`);
   for (const row of table) out(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
-  return 0;
+  if (expectResult) out(`expect of ${scene.settings.solver}${scene.settings.finish !== 'none' ? `+${scene.settings.finish}` : ''} as written: ${expectResult.ok ? 'met' : 'NOT met'}`);
+  return code;
 }
 
-export async function main(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+/** Print the expect checks not met on stderr; the exit code: 1 when there are any. */
+function expectDone(failures: readonly string[], err: (s: string) => void): number {
+  for (const f of failures) err(f);
+  return failures.length ? 1 : 0;
+}
+
+/** The real path of `p`, or for a file not there yet its directory's real path and its name. */
+function realPathOf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    try { return join(realpathSync(dirname(resolve(p))), basename(p)); } catch { return resolve(p); }
+  }
+}
+
+/** Refuse (exit 2) an --out that is one of the command's inputs: the same real path, or a hard link to it. */
+function refuseOverwritingInput(command: string, out: string, inputs: readonly string[]): void {
+  const target = realPathOf(out);
+  let outStat: { dev: number; ino: number } | undefined;
+  try { outStat = statSync(out); } catch { /* not there yet */ }
+  for (const input of inputs) {
+    let same = realPathOf(input) === target;
+    if (!same && outStat) {
+      try { const s = statSync(input); same = s.dev === outStat.dev && s.ino === outStat.ino; } catch { /* unreadable inputs are reported when read */ }
+    }
+    if (same) throw new UsageError(`--out ${out} is ${input}, the file ${command} reads: it would be overwritten; write to another file`);
+  }
+}
+
+/**
+ * Bounds of the command (src/scene/bounds.ts), before anything is built: over them, a
+ * SceneError naming the file and the JSON path (exit 1), or a UsageError naming the flag
+ * (exit 2) when a command-line option made the number large.
+ */
+function checkBounds(file: string, scene: Scene, options: BoundOptions): void {
+  const issues = workBounds(scene, options);
+  if (!issues.length) return;
+  if (issues.some((i) => i.argument)) throw new UsageError(issues.map((i) => `${file}: ${i.path}: ${i.message}`).join('\n'));
+  throw new SceneError(issues.map(({ path, message }) => ({ path, message })), file);
+}
+
+/**
+ * The process's stdout and stderr, when main writes to them: a reader that went away (EPIPE,
+ * `physik run … | head`) ends the command at once with exit 0; any other write error (ENOSPC
+ * on a full device) ends it with exit 1 and one line on stderr. Never an unhandled 'error'
+ * event with its stack.
+ */
+let streamsGuarded = false;
+function guardStdStreams(): void {
+  if (streamsGuarded) return;
+  streamsGuarded = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    const why = e.code === 'ENOSPC' ? 'no space left on the device' : e.message;
+    try { writeSync(2, `physik: cannot write to standard output: ${why}\n`); } catch { /* stderr gone too */ }
+    process.exit(1);
+  });
+  // nowhere left to report a failure of stderr itself: the exit code still says what happened
+  process.stderr.on('error', () => {});
+}
+
+const stdoutLine = (s: string) => console.log(s);
+const stderrLine = (s: string) => console.error(s);
+
+export async function main(argv: string[], out: (s: string) => void = stdoutLine, err: (s: string) => void = stderrLine): Promise<number> {
+  if (out === stdoutLine || err === stderrLine) guardStdStreams();
   if (argv[0] === 'crosscheck') return crosscheckCommand(argv.slice(1), out, err);
   try {
     const args = parseArgs(argv);
+    if (args.out) refuseOverwritingInput(args.command, args.out, args.files);
     if (args.command === 'import') return await importCommand(args, out);
     if (args.command === 'run' && args.files.length > 1) return await batchCommand(args, out, err);
     const scene = loadSceneFile(args.file);
+    // validate checks the scene as `run` runs it
+    const command = args.command === 'validate' ? 'run' : (args.command as 'run' | 'record' | 'compare');
+    checkBounds(args.file, scene, { command, steps: args.steps, solver: args.solver, fps: args.fps, allowLarge: args.allowLarge });
     if (args.command === 'record') return await recordCommand(scene, args, out);
     if (args.command === 'validate') {
       out(`${args.file}: valid (${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points, ${scene.script.length} script events)`);
       return 0;
     }
-    if (args.command === 'compare') return compare(scene, args, out);
+    if (args.command === 'compare') return compare(scene, args, out, err);
     const summary = runScene(scene, { steps: args.steps, settings: args.solver ? { solver: args.solver } : undefined });
-    if (args.json) {
-      out(JSON.stringify(summary));
-      return 0;
-    }
-    printRun(summary, scene.expect && args.steps === undefined && !args.solver ? checkExpect(scene, summary) : undefined, out);
-    return 0;
+    // the expect block holds for the scene as written (its steps and solver)
+    const expectResult = scene.expect && args.steps === undefined && !args.solver ? checkExpect(scene, summary) : undefined;
+    const failures = expectResult && !expectResult.ok ? expectFailures(args.file, scene, summary, expectResult) : [];
+    if (args.json) out(JSON.stringify(summary));
+    else printRun(summary, expectResult, out);
+    return expectDone(failures, err);
   } catch (e) {
     if (e instanceof UsageError) { err(e.message); return 2; }
     if (e instanceof SceneError || e instanceof ImportError || e instanceof RecordingError) { err(e.message); return 1; }
@@ -223,18 +326,26 @@ export async function main(argv: string[], out: (s: string) => void = console.lo
 
 /**
  * `run` over several scene files: a batch (batch.ts), in worker threads, results in file order
- * (the same blocks as one run each, or one JSON array of { file, summary, expect } and
- * { file, error }); exit 1 if any file could not be run.
+ * (the same blocks as one run each, or one JSON array of { file, summary, expect, failures }
+ * and { file, error }); exit 1 if any file could not be run or any expect block was not met
+ * (each failed check on stderr). More --workers than the machine's CPUs are cut to the CPUs.
  */
 async function batchCommand(args: Parsed, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const workers = args.workers ?? defaultWorkers(args.files.length);
+  let workers = args.workers ?? defaultWorkers(args.files.length);
+  const cpus = cpuCount();
+  if (workers > cpus) {
+    err(`physik: --workers ${workers} is more than the ${cpus} CPUs of this machine (os.availableParallelism()); using ${cpus}`);
+    workers = cpus;
+  }
   const t0 = performance.now();
-  const results: BatchResult[] = await runBatch(args.files.map((file) => ({ file, steps: args.steps, solver: args.solver })), workers);
+  const results: BatchResult[] = await runBatch(args.files.map((file) => ({ file, steps: args.steps, solver: args.solver, allowLarge: args.allowLarge })), workers);
   const seconds = (performance.now() - t0) / 1000;
   const failed = results.filter((r) => r.error).length;
+  const failures = results.flatMap((r) => r.failures ?? []);
   if (args.json) {
     out(JSON.stringify(results));
-    return failed ? 1 : 0;
+    expectDone(failures, err);
+    return failed || failures.length ? 1 : 0;
   }
   for (const r of results) {
     if (r.error) { err(r.error); continue; }
@@ -243,7 +354,8 @@ async function batchCommand(args: Parsed, out: (s: string) => void, err: (s: str
   }
   const checked = results.filter((r) => r.expect), met = checked.filter((r) => r.expect!.ok).length;
   out(`${results.length} scenes: ${results.length - failed} ran${checked.length ? ` (expect met in ${met} of ${checked.length})` : ''}, ${failed} could not be run; ${Math.min(workers, results.length) > 1 ? `${Math.min(workers, results.length)} worker threads` : 'in this thread'}, ${seconds.toFixed(1)} s`);
-  return failed ? 1 : 0;
+  expectDone(failures, err);
+  return failed || failures.length ? 1 : 0;
 }
 
 /** The text report of one run (and its scene's expect block, when checked). */
