@@ -1,9 +1,12 @@
 /**
  * Cross-reference checks the schema cannot express: bone and control point names, the
- * single root, parent cycles. They read the raw (unvalidated) data defensively so they
- * can run alongside the schema and every problem is reported in one go; entries the
- * schema already rejects (e.g. a parent that is not a string) are skipped here.
+ * single root, parent cycles, the metric names of an expect block. They read the raw
+ * (unvalidated) data defensively so they can run alongside the schema and every problem is
+ * reported in one go; entries the schema already rejects (e.g. a parent that is not a string)
+ * are skipped here. Also the practical limits (MAX_*: size, nesting, magnitudes) and what a
+ * crowd's copies would be given. Every check is linear in the size of its input.
  */
+import type { Scene, Vec3Tuple } from './types';
 
 export interface SceneIssue {
   path: string;
@@ -358,5 +361,75 @@ export function checkLimits(data: unknown): SceneIssue[] {
   list(field(field(data, 'expect'), 'compare')).forEach((c, i) => {
     issues.push(...checkSettingsLimits(field(field(c, 'variant'), 'settings'), ['expect', 'compare', i, 'variant', 'settings']));
   });
+  return issues;
+}
+
+/**
+ * The control point a crowd's copies wander with (the one named, else the first the script
+ * moves, else the first goal with a target), its home (where the script first sends it, else
+ * its own target) and the root's head.
+ */
+export function crowdWanderer(scene: Scene, point: string | undefined) {
+  const scripted = scene.script.find((e) => e.target)?.point;
+  const wanderer = scene.controlPoints.find((c) => c.name === (point ?? scripted))
+    ?? (point ? undefined : scene.controlPoints.find((c) => c.role !== 'pole' && c.target));
+  const home = (wanderer && (scene.script.find((e) => e.point === wanderer.name && e.target)?.target ?? wanderer.target)) as Vec3Tuple | undefined;
+  const rootHead = (scene.rig.bones.find((b) => b.parent === null)?.head ?? [0, 0, 0]) as Vec3Tuple;
+  return { wanderer, home, rootHead };
+}
+
+/** `x` rounded down to 3 significant digits, for a bound in a message (never above `x`). */
+function floor3(x: number): string {
+  if (!(x > 0)) return '0';
+  const unit = 10 ** (Math.floor(Math.log10(x)) - 2);
+  const r = Math.floor(x / unit) * unit;
+  return String(Number((r > x ? r - unit : r).toPrecision(3)));
+}
+
+/**
+ * A validated scene's `crowd` block, checked for what its copies would be given: every copy's
+ * positions (root head, targets, script and wander targets) are the scene's shifted by up to
+ * side × spacing (side = ⌈√count⌉; sceneCrowd centres the grid on x and puts it behind the
+ * origin on z), and each copy's input is validated like any rig's, within ±MAX_MAGNITUDE. A
+ * spacing or radius that takes a copy beyond that is refused here, naming the crowd's field,
+ * rather than later as a copy's internal path. Without a `spacing` the run uses 1.2 × the
+ * rig's height, bounded here by 1.2 × the sum of its bone lengths (the height is the diameter
+ * of the rest pose). Checked for the scene's `count` (the sandbox's `?crowd=N` may ask for more).
+ */
+export function crowdIssues(scene: Scene): SceneIssue[] {
+  const c = scene.crowd;
+  if (!c) return [];
+  const side = Math.ceil(Math.sqrt(c.count));
+  const far = (v: readonly number[] | undefined) => (v ? Math.max(Math.abs(v[0]!), Math.abs(v[1]!), Math.abs(v[2]!)) : 0);
+  const { wanderer, home, rootHead } = crowdWanderer(scene, c.point);
+  // the farthest coordinate of the positions a copy shifts
+  let reach = far(rootHead);
+  for (const p of scene.controlPoints) reach = Math.max(reach, far(p.target));
+  for (const e of scene.script) reach = Math.max(reach, far(e.target));
+  let lengths = 0;
+  for (const b of scene.rig.bones) lengths += b.length;
+  const spacing = c.spacing ?? 1.2 * lengths;
+  const grid = side * spacing;
+  const issues: SceneIssue[] = [];
+  if (!(reach + grid <= MAX_MAGNITUDE)) {
+    const most = floor3((MAX_MAGNITUDE - reach) / side);
+    const message = c.spacing !== undefined
+      ? `expected at most ${most} for ${c.count} copies (the grid reaches ${side} spacings from the origin: a larger spacing puts copies beyond ±1e9), got ${c.spacing}`
+      : `expected a spacing of at most ${most} for ${c.count} copies (the default, 1.2 × the rig's height, may be up to ${spacing}: copies beyond ±1e9), got none`;
+    issues.push({ path: c.spacing !== undefined ? 'crowd.spacing' : 'crowd', message });
+    return issues;
+  }
+  if (wanderer && home) {
+    const radius = c.radius ?? 0.5;
+    const distance = Math.hypot(home[0] - rootHead[0], home[1] - rootHead[1], home[2] - rootHead[2]);
+    const wander = far(home) + distance * radius + grid;
+    if (!(wander <= MAX_MAGNITUDE)) {
+      const most = floor3((MAX_MAGNITUDE - far(home) - grid) / distance);
+      issues.push({
+        path: c.radius !== undefined ? 'crowd.radius' : 'crowd',
+        message: `expected a wander radius of at most ${most} (× ${distance}, the distance from the root to "${wanderer.name}"'s home; a larger one sends copies beyond ±1e9), got ${c.radius ?? 'the default 0.5'}`,
+      });
+    }
+  }
   return issues;
 }

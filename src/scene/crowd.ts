@@ -15,7 +15,7 @@
 import type { ControlPointDescription, RigDescription, Scene, ScriptEvent, Vec3Tuple } from './types';
 import type { RigInput } from '../core/rig';
 import { mulberry32 } from '../math/random';
-import { MAX_MAGNITUDE, type SceneIssue } from './check';
+import { crowdWanderer } from './check';
 
 export interface CrowdOptions {
   /** Distance between neighbours on the floor (default 1.5 × the rig's largest extent guess: 1.5). */
@@ -35,20 +35,6 @@ export interface CrowdOptions {
 
 const shift = (v: Vec3Tuple, d: Vec3Tuple): Vec3Tuple => [v[0] + d[0], v[1] + d[1], v[2] + d[2]];
 
-/**
- * The control point a crowd's copies wander with (the one named, else the first the script
- * moves, else the first goal with a target), its home (where the script first sends it, else
- * its own target) and the root's head.
- */
-function wanderOf(scene: Scene, point: string | undefined) {
-  const scripted = scene.script.find((e) => e.target)?.point;
-  const wanderer = scene.controlPoints.find((c) => c.name === (point ?? scripted))
-    ?? (point ? undefined : scene.controlPoints.find((c) => c.role !== 'pole' && c.target));
-  const home = (wanderer && (scene.script.find((e) => e.point === wanderer.name && e.target)?.target ?? wanderer.target)) as Vec3Tuple | undefined;
-  const rootHead = (scene.rig.bones.find((b) => b.parent === null)?.head ?? [0, 0, 0]) as Vec3Tuple;
-  return { wanderer, home, rootHead };
-}
-
 /** `count` rig inputs for addRig: the scene's rig on a grid, each with its own wandering target. */
 export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {}): RigInput[] {
   if (!(Number.isInteger(count) && count >= 1 && count <= 100_000)) throw new Error(`crowd size must be a whole number from 1 to 100000, got ${count}`);
@@ -59,7 +45,7 @@ export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {})
   if (!(spacing > 0 && every >= 1 && length >= 0 && radius >= 0)) throw new Error('crowd: spacing must be > 0, every >= 1, length and radius >= 0');
   const side = Math.ceil(Math.sqrt(count));
   const rnd = mulberry32(options.seed ?? 1);
-  const { wanderer, home, rootHead } = wanderOf(scene, options.point);
+  const { wanderer, home, rootHead } = crowdWanderer(scene, options.point);
   if (options.point && !wanderer) throw new Error(`crowd: no control point "${options.point}" in scene "${scene.name}"`);
 
   const out: RigInput[] = [];
@@ -104,58 +90,3 @@ export function crowdWander(scene: Scene): CrowdOptions {
   return { every: c?.every, radius: c?.radius, point: c?.point, seed: c?.seed };
 }
 
-/** `x` rounded down to 3 significant digits, for a bound in a message (never above `x`). */
-function floor3(x: number): string {
-  if (!(x > 0)) return '0';
-  const unit = 10 ** (Math.floor(Math.log10(x)) - 2);
-  const r = Math.floor(x / unit) * unit;
-  return String(Number((r > x ? r - unit : r).toPrecision(3)));
-}
-
-/**
- * A validated scene's `crowd` block, checked for what its copies would be given: every copy's
- * positions (root head, targets, script and wander targets) are the scene's shifted by up to
- * side × spacing (side = ⌈√count⌉; sceneCrowd centres the grid on x and puts it behind the
- * origin on z), and each copy's input is validated like any rig's, within ±MAX_MAGNITUDE. A
- * spacing or radius that takes a copy beyond that is refused here, naming the crowd's field,
- * rather than later as a copy's internal path. Without a `spacing` the run uses 1.2 × the
- * rig's height, bounded here by 1.2 × the sum of its bone lengths (the height is the diameter
- * of the rest pose). Checked for the scene's `count` (the sandbox's `?crowd=N` may ask for more).
- */
-export function crowdIssues(scene: Scene): SceneIssue[] {
-  const c = scene.crowd;
-  if (!c) return [];
-  const side = Math.ceil(Math.sqrt(c.count));
-  const far = (v: readonly number[] | undefined) => (v ? Math.max(Math.abs(v[0]!), Math.abs(v[1]!), Math.abs(v[2]!)) : 0);
-  const { wanderer, home, rootHead } = wanderOf(scene, c.point);
-  // the farthest coordinate of the positions a copy shifts
-  let reach = far(rootHead);
-  for (const p of scene.controlPoints) reach = Math.max(reach, far(p.target));
-  for (const e of scene.script) reach = Math.max(reach, far(e.target));
-  let lengths = 0;
-  for (const b of scene.rig.bones) lengths += b.length;
-  const spacing = c.spacing ?? 1.2 * lengths;
-  const grid = side * spacing;
-  const issues: SceneIssue[] = [];
-  if (!(reach + grid <= MAX_MAGNITUDE)) {
-    const most = floor3((MAX_MAGNITUDE - reach) / side);
-    const message = c.spacing !== undefined
-      ? `expected at most ${most} for ${c.count} copies (the grid reaches ${side} spacings from the origin: a larger spacing puts copies beyond ±1e9), got ${c.spacing}`
-      : `expected a spacing of at most ${most} for ${c.count} copies (the default, 1.2 × the rig's height, may be up to ${spacing}: copies beyond ±1e9), got none`;
-    issues.push({ path: c.spacing !== undefined ? 'crowd.spacing' : 'crowd', message });
-    return issues;
-  }
-  if (wanderer && home) {
-    const radius = c.radius ?? 0.5;
-    const distance = Math.hypot(home[0] - rootHead[0], home[1] - rootHead[1], home[2] - rootHead[2]);
-    const wander = far(home) + distance * radius + grid;
-    if (!(wander <= MAX_MAGNITUDE)) {
-      const most = floor3((MAX_MAGNITUDE - far(home) - grid) / distance);
-      issues.push({
-        path: c.radius !== undefined ? 'crowd.radius' : 'crowd',
-        message: `expected a wander radius of at most ${most} (× ${distance}, the distance from the root to "${wanderer.name}"'s home; a larger one sends copies beyond ±1e9), got ${c.radius ?? 'the default 0.5'}`,
-      });
-    }
-  }
-  return issues;
-}

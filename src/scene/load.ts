@@ -5,8 +5,7 @@
 import type { z } from 'zod';
 import type { ControlPointDescription, Scene } from './types';
 import { controlPointSchema, sceneSchema } from './schema';
-import { checkLimits, checkMagnitudes, checkReferences, checkSize, checkStructure, formatPath, MAX_DEPTH, type SceneIssue } from './check';
-import { crowdIssues } from './crowd';
+import { checkLimits, checkMagnitudes, checkReferences, checkSize, checkStructure, crowdIssues, formatPath, MAX_DEPTH, type SceneIssue } from './check';
 
 export type { SceneIssue } from './check';
 
