@@ -240,9 +240,13 @@ export interface ExpectCompare {
 export interface ExpectBlock {
   finite?: boolean;
   converged?: boolean;
-  /** Any summary metric name → range. */
+  /**
+   * A summary metric's name → range (the names check.ts's SUMMARY_METRICS lists, and
+   * `targetErrors.<point>`, `pose.<bone>.head.<i>`, `crowd.<...>`). Parsed into an object
+   * without a prototype, like `targets`, so a name such as `__proto__` stays a key.
+   */
   metrics?: Record<string, ExpectRange>;
-  /** Per control point: final distance from attachment to target. */
+  /** Per goal control point: final distance from attachment to target. */
   targets?: Record<string, ExpectRange>;
   compare?: ExpectCompare[];
 }
