@@ -382,7 +382,7 @@ export function interJointSolve(world: PhysikWorld): void {
       freeAccelerations(Bone, rig);
       prepareJoints(world, rig);
       applyJointForces(world, rig); // warm start
-      const cap = s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * nJoints * nJoints);
+      const cap = iterativePassCap(nJoints, s.maxPasses);
       while (nJoints > 0) {
         passes++;
         jointPass(world, rig, true);
@@ -400,4 +400,20 @@ export function interJointSolve(world: PhysikWorld): void {
     if (passes > Rig.passesMax[r]!) Rig.passesMax[r] = passes;
     Rig.stepsSolved[r] += 1;
   }
+}
+
+/**
+ * Joint visits one step of the iterative solve may make at most, whatever `maxPasses` says
+ * (about two seconds at 2 µs a visit): a pass count alone does not bound a step's time, which
+ * grows with the joints each pass visits.
+ */
+export const MAX_JOINT_VISITS_PER_STEP = 1_000_000;
+
+/**
+ * The iterative solve's passes in one step: `maxPasses` (5 × joints² when 0, the paper's
+ * generous default), and never more than MAX_JOINT_VISITS_PER_STEP / joints.
+ */
+export function iterativePassCap(joints: number, maxPasses: number): number {
+  const asked = maxPasses > 0 ? maxPasses : 5 * joints * joints;
+  return Math.max(1, Math.min(asked, Math.floor(MAX_JOINT_VISITS_PER_STEP / Math.max(1, joints))));
 }

@@ -27,12 +27,13 @@
  *   chain at 20,000 passes a step: 8.9 s a step), so 1e9 is about half an hour at most.
  *   Counted in the worst case: every run a command makes (compare: one per solver and
  *   finish; the expect block's variants when it is checked) for all its steps; the iterative
- *   solve at its pass cap every step (settings.maxPasses, or 5 × joints² when 0: one step of
- *   a 1000-bone chain may take 5 million passes, about three hours); a kinematic solver at
+ *   solve at its pass cap every step (settings.maxPasses, or 5 × joints² when 0, and never
+ *   more than a million joint visits a step: systems/interJointSolve.ts); a kinematic solver at
  *   settings.ikIterations every step.
  */
 import { settingEnums } from '../core/settings';
 import type { Scene, Settings } from './types';
+import { iterativePassCap, MAX_JOINT_VISITS_PER_STEP } from '../../systems/interJointSolve';
 
 export const MAX_WORLD_BONES = 200_000;
 export const MAX_RECORD_FRAME_BONES = 2_500_000;
@@ -153,11 +154,11 @@ export function checkWork(scene: Scene, options: BoundOptions = {}): BoundIssue[
   // the iterative inter-joint solve: up to its pass cap every step, each pass over every joint
   const iterative = runs.filter((r) => r.settings.solver === 'physik' && r.settings.interJoint === 'iterative');
   if (iterative.length && joints > 0) {
-    const cap = (s: Settings) => (s.maxPasses > 0 ? s.maxPasses : Math.max(1, 5 * joints * joints));
+    const cap = (s: Settings) => iterativePassCap(joints, s.maxPasses);
     const passes = iterative.reduce((sum, r) => sum + steps * cap(r.settings) * joints * rigsOf(r), 0);
     if (passes > limit) {
       const first = iterative[0]!, rigs = rigsOf(first);
-      const capText = first.settings.maxPasses > 0 ? `${first.settings.maxPasses} passes a step (settings.maxPasses)` : `${5 * joints * joints} passes a step (5 × joints², settings.maxPasses 0)`;
+      const capText = `${cap(first.settings)} passes a step (settings.maxPasses ${first.settings.maxPasses}: ${first.settings.maxPasses > 0 ? 'as set' : '5 × joints²'}, at most ${MAX_JOINT_VISITS_PER_STEP} / joints)`;
       const maxPasses = Math.floor(limit / (steps * joints * iterative.reduce((sum, r) => sum + rigsOf(r), 0)));
       const where = first.path === '--solver' ? 'settings' : first.path;
       issues.push({

@@ -145,6 +145,23 @@ describe('inter-joint solve', () => {
     expect(f.mismatch).toBeLessThan(getEpsilon(free.world));
   });
 
+  it('a step of the iterative solve visits at most a million joints, whatever the pass cap allows', () => {
+    // a 500-bone chain whose solve cannot meet its epsilon: the count cap (5 × joints², or a
+    // maxPasses of a million) alone would let this one step run for minutes
+    for (const maxPasses of [0, 1_000_000]) {
+      const { world, rig } = build({
+        rig: { name: 'long', root: 'pinned', bones: chainBones(500) },
+        controlPoints: [{ name: 'tip', bone: 'b499', target: [3, 40, 2] }],
+        settings: { interpolation: 'none', interJoint: 'iterative', epsilon: 1e-300, maxPasses },
+      });
+      step(world);
+      const m = readMetrics(world, rig);
+      // (500 joints: the pinned root's head is one too)
+      expect(m.passes).toBe(Math.floor(1_000_000 / 500));
+      expect(m.solveStatus).toBe('stalled');
+    }
+  });
+
   it('warm start: on a humanoid-like tree the passes fall once the joint forces carry over', () => {
     const world = createPhysikWorld();
     const h = addRig(world, {
