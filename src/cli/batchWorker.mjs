@@ -1,11 +1,19 @@
-// Worker-thread entry of batch runs (src/cli/batch.ts): registers tsx so the TypeScript
-// sources load in this thread as they do in the main one, then runs the scenes it is sent,
-// one at a time, posting each result back with its index.
+// Worker-thread entry of batch runs (src/cli/batch.ts): runs the scenes it is sent, one at a
+// time, posting each result back with its index. Beside the TypeScript sources (a checkout of
+// the repository) it registers tsx so they load in this thread as in the main one; in the
+// built package it imports the compiled batch.js beside it.
+import { existsSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
 
-register();
-const { runJob } = await import('./batch.ts');
+const source = new URL('./batch.ts', import.meta.url);
+let runJob;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ runJob } = await import(source.href));
+} else {
+  ({ runJob } = await import('./batch.js'));
+}
 parentPort.on('message', (m) => {
   parentPort.postMessage({ index: m.index, result: runJob(m.job) });
 });

@@ -19,44 +19,29 @@ import { expectFailures } from './batch';
 import type { CrosscheckResult } from '../rapier/crosscheck';
 import type { DynamicsCheckResult } from '../rapier/dynamics';
 import type { JointModel } from '../rapier/jointPlan';
+import { commandSpec, readOptions, stepsOption, UsageError } from './options';
 
-export const crosscheckUsage = 'physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics] [--allow-large]\n       physik crosscheck --dynamics [--json]';
 const jointChoices: readonly JointModel[] = ['impulse', 'multibody'];
-
-class UsageError extends Error {}
 
 interface Args { file?: string; json: boolean; steps?: number; joints: JointModel; dynamics: boolean; allowLarge: boolean }
 
 function parse(argv: string[]): Args {
-  let file: string | undefined, steps: number | undefined, json = false, joints: JointModel = 'impulse', dynamics = false, jointsGiven = false, allowLarge = false;
-  const given = new Map<string, string | undefined>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--steps' || a === '--joints') {
-      // an option that takes a value is given once: a second one would silently win
-      if (given.has(a)) throw new UsageError(`${a} is given twice (${JSON.stringify(given.get(a) ?? '')} and ${JSON.stringify(argv[i + 1] ?? '')}); give it once`);
-      given.set(a, argv[i + 1]);
-    }
-    if (a === '--json') json = true;
-    else if (a === '--allow-large') allowLarge = true;
-    else if (a === '--dynamics') dynamics = true;
-    else if (a === '--steps') {
-      const v = argv[++i];
-      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`--steps expects a non-negative integer, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      steps = Number(v);
-      if (steps > 10_000_000) throw new UsageError(`--steps ${v} is too large (at most 10000000)`);
-    } else if (a === '--joints') {
-      const v = argv[++i];
-      if (!jointChoices.includes(v as JointModel)) throw new UsageError(`--joints expects impulse or multibody, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      joints = v as JointModel;
-      jointsGiven = true;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option "${a}" for crosscheck\nusage: ${crosscheckUsage}`);
-    else if (file === undefined) file = a;
-    else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
+  const spec = commandSpec('crosscheck')!;
+  const usage = `usage: physik crosscheck ${spec.args}`;
+  const { values, positionals } = readOptions(spec, argv);
+  let joints: JointModel = 'impulse';
+  if (values.has('joints')) {
+    const v = values.get('joints') as string | undefined;
+    if (!jointChoices.includes(v as JointModel)) throw new UsageError(`--joints expects impulse or multibody, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+    joints = v as JointModel;
   }
-  if (!file && !dynamics) throw new UsageError(`crosscheck: missing <scene.json>\nusage: ${crosscheckUsage}`);
-  if (!file && (steps !== undefined || jointsGiven)) throw new UsageError('crosscheck: --steps and --joints apply to a scene (the dynamics check runs its own rigs)');
-  return { file, json, steps, joints, dynamics, allowLarge };
+  const steps = values.has('steps') ? stepsOption(values.get('steps') as string | undefined) : undefined;
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}" (one scene file per call)`);
+  const file = positionals[0];
+  const dynamics = values.has('dynamics');
+  if (!file && !dynamics) throw new UsageError(`crosscheck: missing <scene.json>\n${usage}`);
+  if (!file && (steps !== undefined || values.has('joints'))) throw new UsageError('crosscheck: --steps and --joints apply to a scene (the dynamics check runs its own rigs)');
+  return { file, json: values.has('json'), steps, joints, dynamics, allowLarge: values.has('allow-large') };
 }
 
 const pct = (v: number) => `${(v * 100).toFixed(2)}%`;

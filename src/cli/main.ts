@@ -33,12 +33,11 @@ import { addRig, createPhysikWorld } from '../core';
 import { recordSteps } from '../io/recorder';
 import { recordingToJson, RecordingError } from '../io/recordingJson';
 import { recordingToBvh } from '../io/bvhExport';
-import { recordingToGlb } from '../io/gltfExport';
 import { importBvh } from '../io/bvhImport';
-import { importGltf } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
 import type { Scene, Settings } from '../scene/types';
 import { crosscheckCommand } from './crosscheck';
+import { commandHelp, commandSpec, loadOptional, mainHelp, packageVersion, readOptions, stepsOption, usageLines, UsageError } from './options';
 import { runBatch, defaultWorkers, cpuCount, expectFailures, type BatchResult } from './batch';
 
 async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => void): Promise<number> {
@@ -50,7 +49,9 @@ async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => voi
   const rec = recordSteps(world, rig, steps, { fps: args.fps ?? 30 });
   const file = args.out!;
   const kind = extOf(file);
-  const data = kind === '.glb' ? new Uint8Array(await recordingToGlb(rec)) : kind === '.bvh' ? recordingToBvh(rec) : recordingToJson(rec);
+  // (three.js writes glTF: loaded only for a .glb, so the rest works without it)
+  const glb = async () => (await loadOptional(() => import('../io/gltfExport'), 'three', 'writing .glb')).recordingToGlb(rec);
+  const data = kind === '.glb' ? new Uint8Array(await glb()) : kind === '.bvh' ? recordingToBvh(rec) : recordingToJson(rec);
   writeFileAtomic(file, data);
   const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   out(`${file}: ${rec.frameCount} frames at ${rec.fps} fps (${(rec.times[rec.frameCount - 1] ?? 0).toFixed(2)} s, ${steps} steps of ${scene.name}), ${rec.bones.length} bones, ${bytes} bytes`);
@@ -68,25 +69,13 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
   const options = { controlPoints: args.controlPoints ?? 2, ...(args.up ? { up: args.up } : {}), ...(args.scale ? { scale: args.scale } : {}) };
   const result = kind === '.bvh'
     ? importBvh(bytes.toString('utf8'), args.file, options)
-    : await importGltf(kind === '.gltf' ? bytes.toString('utf8') : new Uint8Array(bytes), args.file, options);
+    : await (await loadOptional(() => import('../io/gltfImport'), 'three', 'reading glTF')).importGltf(kind === '.gltf' ? bytes.toString('utf8') : new Uint8Array(bytes), args.file, options);
   writeFileAtomic(args.out!, `${JSON.stringify(result.scene, null, 2)}\n`);
   const { scene } = result;
   out(`${args.out}: rig "${scene.rig.name}", ${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points (${scene.controlPoints.map((c) => `${c.name} on ${c.bone}`).join(', ') || 'none'})`);
   for (const w of result.warnings) out(`  note: ${w}`);
   return 0;
 }
-
-const usage = `usage:
-  physik run <scene.json> [--steps N] [--solver NAME] [--json] [--allow-large]
-  physik run <scene.json> <scene.json> ... [--workers N] [--steps N] [--solver NAME] [--json] [--allow-large]
-  physik compare <scene.json> [--steps N] [--json] [--allow-large]
-  physik validate <scene.json> [--allow-large]
-  physik record <scene.json> [--steps N] [--fps F] [--solver NAME] [--allow-large] --out <file.glb|.bvh|.json>
-  physik import <file.glb|.gltf|.bvh> --out <scene.json> [--control-points N] [--up auto|y|z] [--scale S]
-  physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics] [--allow-large]
-  physik crosscheck --dynamics [--json]`;
-
-class UsageError extends Error {}
 
 interface Parsed {
   command: string; file: string; steps?: number; solver?: string; json: boolean;
@@ -97,7 +86,6 @@ interface Parsed {
   out?: string; fps?: number; controlPoints?: number; up?: 'auto' | 'y' | 'z'; scale?: number;
 }
 
-const commands = ['run', 'validate', 'compare', 'record', 'import'];
 /** File kinds `record --out` writes and `import` reads, by extension. */
 const recordKinds = ['.glb', '.bvh', '.json'];
 const importKinds = ['.glb', '.gltf', '.bvh'];
@@ -109,66 +97,56 @@ function positiveNumber(option: string, v: string | undefined, max: number): num
   return n;
 }
 
+/** The arguments of a command other than crosscheck (which reads its own: crosscheck.ts), checked. */
 export function parseArgs(argv: string[]): Parsed {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h') throw new UsageError(usage);
-  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"\n${usage}`);
-  let file: string | undefined;
-  const files: string[] = [];
-  let workers: number | undefined;
-  let steps: number | undefined;
-  let solver: string | undefined;
-  let json = false, allowLarge = false;
-  let out: string | undefined, fps: number | undefined, controlPoints: number | undefined, up: Parsed['up'], scale: number | undefined;
-  const runs = command === 'run' || command === 'compare' || command === 'record';
-  // an option that takes a value is given once: a second one would silently win
-  const given = new Map<string, string | undefined>();
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    if (a.startsWith('--') && a !== '--json' && a !== '--allow-large') {
-      if (given.has(a)) throw new UsageError(`${a} is given twice (${JSON.stringify(given.get(a) ?? '')} and ${JSON.stringify(rest[i + 1] ?? '')}); give it once`);
-      given.set(a, rest[i + 1]);
-    }
-    if (a === '--json' && runs) json = true;
-    else if (a === '--allow-large' && command !== 'import') allowLarge = true;
-    else if (a === '--out' && (command === 'record' || command === 'import')) {
-      out = rest[++i];
-      if (out === undefined || out.startsWith('-')) throw new UsageError(`--out expects a file name, got ${out === undefined ? 'nothing' : `"${out}"`}`);
-      const kinds = command === 'record' ? recordKinds : ['.json'];
-      if (!kinds.includes(extOf(out))) throw new UsageError(`--out ${out}: ${command} writes ${kinds.join(', ')} files (by extension)`);
-    } else if (a === '--fps' && command === 'record') fps = positiveNumber('--fps', rest[++i], 1000);
-    else if (a === '--scale' && command === 'import') scale = positiveNumber('--scale', rest[++i], 1e6);
-    else if (a === '--up' && command === 'import') {
-      const v = rest[++i];
-      if (v !== 'auto' && v !== 'y' && v !== 'z') throw new UsageError(`--up expects auto, y or z, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      up = v;
-    } else if (a === '--control-points' && command === 'import') {
-      const v = rest[++i];
-      if (v === undefined || !/^\d+$/.test(v) || Number(v) > 64) throw new UsageError(`--control-points expects a whole number from 0 to 64, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      controlPoints = Number(v);
-    } else if (a === '--solver' && (command === 'run' || command === 'record')) {
-      const v = rest[++i];
-      const known = settingEnums.solver!;
-      if (v === undefined || !known.includes(v)) throw new UsageError(`--solver expects one of ${known.join(', ')}, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      solver = v;
-    } else if (a === '--steps' && runs) {
-      const v = rest[++i];
-      if (v === undefined || !/^\d+$/.test(v)) throw new UsageError(`--steps expects a non-negative integer, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      steps = Number(v);
-      if (steps > 10_000_000) throw new UsageError(`--steps ${v} is too large (at most 10000000)`);
-    } else if (a === '--workers' && command === 'run') {
-      const v = rest[++i];
-      if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--workers expects a whole number from 1 to 64, got ${v === undefined ? 'nothing' : `"${v}"`}`);
-      workers = Number(v);
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option "${a}" for ${command}\n${usage}`);
-    else if (file === undefined) { file = a; files.push(a); }
-    else if (command === 'run') files.push(a);
-    else throw new UsageError(`unexpected argument "${a}" (one scene file per call)`);
+  if (!command) throw new UsageError(usageLines());
+  const spec = commandSpec(command);
+  if (!spec || command === 'crosscheck') throw new UsageError(`unknown command "${command}"\n${usageLines()}`);
+  const { values, positionals } = readOptions(spec, rest);
+  const text = (name: string) => values.get(name) as string | undefined;
+  const got = (v: string | undefined) => (v === undefined ? 'nothing' : `"${v}"`);
+  const parsed: Parsed = { command, file: '', files: [], json: values.has('json'), allowLarge: values.has('allow-large') };
+  if (values.has('out')) {
+    const out = text('out');
+    if (out === undefined || out.startsWith('-')) throw new UsageError(`--out expects a file name, got ${got(out)}`);
+    const kinds = command === 'record' ? recordKinds : ['.json'];
+    if (!kinds.includes(extOf(out))) throw new UsageError(`--out ${out}: ${command} writes ${kinds.join(', ')} files (by extension)`);
+    parsed.out = out;
   }
-  if (!file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\n${usage}`);
-  if ((command === 'record' || command === 'import') && !out) throw new UsageError(`${command}: missing --out <file>\n${usage}`);
-  if (command === 'import' && !importKinds.includes(extOf(file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${file}`);
-  return { command, file, files, workers, steps, solver, json, allowLarge, out, fps, controlPoints, up, scale };
+  if (values.has('fps')) parsed.fps = positiveNumber('--fps', text('fps'), 1000);
+  if (values.has('scale')) parsed.scale = positiveNumber('--scale', text('scale'), 1e6);
+  if (values.has('up')) {
+    const v = text('up');
+    if (v !== 'auto' && v !== 'y' && v !== 'z') throw new UsageError(`--up expects auto, y or z, got ${got(v)}`);
+    parsed.up = v;
+  }
+  if (values.has('control-points')) {
+    const v = text('control-points');
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) > 64) throw new UsageError(`--control-points expects a whole number from 0 to 64, got ${got(v)}`);
+    parsed.controlPoints = Number(v);
+  }
+  if (values.has('solver')) {
+    const v = text('solver');
+    const known = settingEnums.solver!;
+    if (v === undefined || !known.includes(v)) throw new UsageError(`--solver expects one of ${known.join(', ')}, got ${got(v)}`);
+    parsed.solver = v;
+  }
+  if (values.has('steps')) parsed.steps = stepsOption(text('steps'));
+  if (values.has('workers')) {
+    const v = text('workers');
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--workers expects a whole number from 1 to 64, got ${got(v)}`);
+    parsed.workers = Number(v);
+  }
+  for (const a of positionals) {
+    if (!parsed.file) { parsed.file = a; parsed.files.push(a); }
+    else if (command === 'run') parsed.files.push(a);
+    else throw new UsageError(`unexpected argument "${a}" (one ${command === 'import' ? 'file' : 'scene file'} per call)`);
+  }
+  if (!parsed.file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\nusage: physik ${spec.name} ${spec.args}`);
+  if ((command === 'record' || command === 'import') && !parsed.out) throw new UsageError(`${command}: missing --out <file>\nusage: physik ${spec.name} ${spec.args}`);
+  if (command === 'import' && !importKinds.includes(extOf(parsed.file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${parsed.file}`);
+  return parsed;
 }
 
 function fmt(v: number): string {
@@ -293,6 +271,15 @@ const stderrLine = (s: string) => console.error(s);
 
 export async function main(argv: string[], out: (s: string) => void = stdoutLine, err: (s: string) => void = stderrLine): Promise<number> {
   if (out === stdoutLine || err === stderrLine) guardStdStreams();
+  // help and version, on stdout with exit 0
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    const spec = argv[1] ? commandSpec(argv[1]) : undefined;
+    out(spec ? commandHelp(spec) : mainHelp(packageVersion()));
+    return 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') { out(packageVersion()); return 0; }
+  const asked = argv[0] ? commandSpec(argv[0]) : undefined;
+  if (asked && argv.slice(1).some((a) => a === '--help' || a === '-h')) { out(commandHelp(asked)); return 0; }
   if (argv[0] === 'crosscheck') return crosscheckCommand(argv.slice(1), out, err);
   try {
     const args = parseArgs(argv);

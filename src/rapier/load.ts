@@ -29,6 +29,10 @@ export function loadRapier(): Promise<Rapier> {
       })
       .catch((e: unknown) => {
         loading = null;
+        const code = (e as { code?: string }).code;
+        if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+          throw new Error('cannot load Rapier: the optional package @dimforge/rapier3d-compat is not installed (npm install @dimforge/rapier3d-compat)');
+        }
         throw new Error(`cannot load Rapier (@dimforge/rapier3d-compat): ${e instanceof Error ? e.message : String(e)}`);
       });
   }

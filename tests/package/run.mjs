@@ -111,8 +111,17 @@ check('node-esm: JavaScript on Node 20, required dependencies only', () => {
   ].join('\n'));
   const kinds = sh(process.execPath, ['subpaths.mjs'], dir).trim();
   if (kinds !== 'function function function function') throw new Error(`subpaths gave ${kinds}`);
+  const help = sh('npx', ['--no-install', 'physik', '--help'], dir);
+  if (!help.includes('physik run') && !/^ {2}run /m.test(help)) throw new Error(`physik --help printed: ${help}`);
+  // a batch runs in worker threads: the compiled worker loads the compiled batch
+  const batch = JSON.parse(sh('npx', ['--no-install', 'physik', 'run', 'node_modules/physik-ecs/scenes/arm.json', 'node_modules/physik-ecs/scenes/neck.json', '--workers', '2', '--json'], dir));
+  if (!(batch.length === 2 && batch.every((r) => r.summary && r.summary.finite))) throw new Error(`a batch run gave ${JSON.stringify(batch).slice(0, 300)}`);
   const run = JSON.parse(sh('npx', ['--no-install', 'physik', 'run', 'node_modules/physik-ecs/scenes/humanoid.json', '--json'], dir));
   if (!(run.converged === true && run.maxTargetError < 0.005)) throw new Error(`npx physik run: converged ${run.converged}, maxTargetError ${run.maxTargetError}`);
+  // a command that needs an optional package says which to install
+  let glb;
+  try { sh('npx', ['--no-install', 'physik', 'record', 'node_modules/physik-ecs/scenes/arm.json', '--steps', '10', '--out', 'arm.glb'], dir); } catch (e) { glb = e.message; }
+  if (!glb || !glb.includes('needs the optional package three: install it with npm install three')) throw new Error(`record --out .glb without three: ${glb ?? 'succeeded'}`);
   return `${note}; node_modules ${(duBytes(join(dir, 'node_modules')) / 1e6).toFixed(1)} MB (${installed.join(', ')}); npx physik run humanoid.json converged in ${run.stepsToConverge} steps`;
 });
 

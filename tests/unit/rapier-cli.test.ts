@@ -62,8 +62,14 @@ describe('physik crosscheck', () => {
     expect((await capture(['crosscheck', join(dir, 'missing.json')])).code).toBe(1);
   });
 
-  it('is listed in the usage', async () => {
+  it('is listed in the help, and explains itself', async () => {
     const r = await capture(['--help']);
-    expect(r.err + r.out).toMatch(/physik crosscheck <scene.json> \[--json\] \[--steps N\] \[--joints impulse\|multibody\]/);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ {2}crosscheck +PhysIK against a Rapier mirror/m);
+    const own = await capture(['crosscheck', '--help']);
+    expect(own.code).toBe(0);
+    expect(own.out).toMatch(/usage: physik crosscheck <scene.json> \| --dynamics \[--json\] \[--steps N\] \[--joints impulse\|multibody\] \[--dynamics\]/);
+    expect(own.out).toMatch(/--joints impulse\|multibody +Rapier's joint model \(default: impulse\)/);
+    expect(own.out).toMatch(/@dimforge\/rapier3d-compat/);
   });
 });
