@@ -20,6 +20,7 @@
  *   a recording's own `times` are not kept.
  *
  * Limits: one root; joint names lose whitespace and braces (replaced by '_', made unique);
+ * indentation stops growing at 32 levels (so a 10,000-joint chain is not mostly spaces);
  * the rest rotations (bone roll) and bone lengths of non-leaf bones are not representable in
  * BVH (only the head positions are); the root's rest head is not in the HIERARCHY (OFFSET 0),
  * only in the motion. BVH has no comment syntax (three.js's reader wants HIERARCHY on the
@@ -31,6 +32,9 @@ import type { Recording } from './recording';
 export type BvhChannelOrder = 'XYZ' | 'XZY' | 'YXZ' | 'YZX' | 'ZXY' | 'ZYX';
 
 export const BVH_CHANNEL_ORDERS: readonly BvhChannelOrder[] = ['XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'];
+
+/** Deepest indentation written (levels of two spaces); deeper joints are indented as this. */
+const MAX_INDENT = 32;
 
 export interface BvhExportOptions {
   /** Rotation channel order, outermost first (default 'ZXY', the common mocap order). */
@@ -98,29 +102,38 @@ export function recordingToBvh(rec: Recording, options: BvhExportOptions = {}): 
   bones.forEach((b, i) => { if (b.parent >= 0) children[b.parent]!.push(i); });
   const rotChannels = order.split('').map((a) => `${a}rotation`).join(' ');
 
-  // ---- HIERARCHY
+  // ---- HIERARCHY, depth first with an explicit stack (a 10,000-bone chain is 10,000 levels);
+  // `dfs` collects the joints in the order written, which MOTION follows
   const out: string[] = ['HIERARCHY'];
-  const joint = (i: number, depth: number): void => {
-    const pad = '  '.repeat(depth);
+  const dfs: number[] = [];
+  const stack: number[] = [0, 0]; // pairs: bone, depth (a negative depth closes the bone)
+  while (stack.length) {
+    const depth = stack.pop()!, i = stack.pop()!;
+    const close = depth < 0;
+    // indentation is for people reading the file: past MAX_INDENT levels it stops growing, so
+    // a deep chain's text stays linear in its bones instead of quadratic
+    const pad = '  '.repeat(Math.min(close ? -depth - 1 : depth, MAX_INDENT));
     const b = bones[i]!;
+    if (close) {
+      if (children[i]!.length === 0) {
+        const tail = rotateVec(b.restWorld, 0, b.length, 0);
+        out.push(`${pad}  End Site`, `${pad}  {`, `${pad}    OFFSET ${tail.map((v) => fmt(v * scale)).join(' ')}`, `${pad}  }`);
+      }
+      out.push(`${pad}}`);
+      continue;
+    }
+    dfs.push(i);
     const p = b.parent;
     const off = p < 0 ? [0, 0, 0] : [0, 1, 2].map((k) => b.restHead[k]! - bones[p]!.restHead[k]!);
     out.push(`${pad}${p < 0 ? 'ROOT' : 'JOINT'} ${names[i]}`, `${pad}{`);
     out.push(`${pad}  OFFSET ${off.map((v) => fmt(v * scale)).join(' ')}`);
     out.push(`${pad}  CHANNELS ${p < 0 ? `6 Xposition Yposition Zposition ${rotChannels}` : `3 ${rotChannels}`}`);
-    for (const c of children[i]!) joint(c, depth + 1);
-    if (children[i]!.length === 0) {
-      const tail = rotateVec(b.restWorld, 0, b.length, 0);
-      out.push(`${pad}  End Site`, `${pad}  {`, `${pad}    OFFSET ${tail.map((v) => fmt(v * scale)).join(' ')}`, `${pad}  }`);
-    }
-    out.push(`${pad}}`);
-  };
-  joint(0, 0);
+    stack.push(i, -depth - 1);
+    const kids = children[i]!;
+    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]!, depth + 1);
+  }
 
   // ---- MOTION: channel values in the HIERARCHY's (depth-first) order
-  const dfs: number[] = [];
-  const visit = (i: number): void => { dfs.push(i); for (const c of children[i]!) visit(c); };
-  visit(0);
   out.push('MOTION', `Frames: ${rec.frameCount}`, `Frame Time: ${(1 / rec.fps).toFixed(Math.max(digits, 8))}`);
   const delta = new Float64Array(n * 4);
   const local = [0, 0, 0, 0];
@@ -162,10 +175,16 @@ export function recordingToBvh(rec: Recording, options: BvhExportOptions = {}): 
  */
 export function bvhJointNames(names: readonly string[]): string[] {
   const used = new Set<string>();
+  const nextSuffix = new Map<string, number>(); // per base, where to resume: every smaller suffix is taken
   return names.map((name) => {
     const base = name.replace(/[\s{}]/g, '_') || 'joint';
     let candidate = base;
-    for (let k = 2; used.has(candidate); k++) candidate = `${base}_${k}`;
+    if (used.has(candidate)) {
+      let k = nextSuffix.get(base) ?? 2;
+      while (used.has(`${base}_${k}`)) k++;
+      candidate = `${base}_${k}`;
+      nextSuffix.set(base, k + 1);
+    }
     used.add(candidate);
     return candidate;
   });

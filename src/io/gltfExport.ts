@@ -11,6 +11,14 @@
  * - one animation: every bone's LOCAL rotation per frame and the root's head position, with
  *   times = frame / fps, the recording's clock (linear interpolation).
  *
+ * How a 10,000-bone chain gets through: three.js walks an Object3D tree by recursion
+ * (`updateMatrixWorld`, GLTFExporter's nodes, track binding), which overflows the stack a few
+ * thousand levels down. So the bones are handed to GLTFExporter side by side, each with its
+ * local rest TRS, under the rig's group (rest world matrices and the skin's inverse bind
+ * matrices are computed here, parents first), and the node tree is put back in the written
+ * JSON (`nestBones`): each bone's node under its parent's. Nothing recurses deeper than three
+ * levels, and the file is the same as if the exporter had walked the tree.
+ *
  * Limits: glTF stores floats as float32, so values come back to about 1e-7 relative; only
  * the root translates (other bones keep their rest translation: joints stay connected by
  * construction); the mesh is a stand-in, not the rig's collision shapes. Note that
@@ -43,17 +51,25 @@ export async function recordingToGlb(rec: Recording, options: GltfExportOptions 
   const group = new Group();
   group.name = rec.rig;
   const bones = buildBones(rec);
-  group.add(bones[0]!);
-  group.updateMatrixWorld(true);
-  if (options.mesh ?? true) group.add(buildMesh(rec, bones));
+  for (const bone of bones) group.add(bone);
+  const worlds = restWorldMatrices(bones, rec);
+  if (options.mesh ?? true) group.add(buildMesh(rec, bones, worlds));
   const clip = buildClip(rec, bones, times, options.clipName ?? rec.rig);
+  // GLTFExporter finds each track's node with PropertyBinding.findNode(group, uuid), which asks
+  // `group.skeleton` first and otherwise searches the whole tree: one search per track is
+  // quadratic in the bones (seconds at 10,000). A lookup by uuid makes it one step.
+  const byUuid = new Map(bones.map((bone) => [bone.uuid, bone]));
+  Object.assign(group, { skeleton: { getBoneByName: (name: string) => byUuid.get(name) } });
 
   // GLTFExporter reads its merged buffer back through FileReader, which Node lacks
   ensureFileReader();
   const result = await new GLTFExporter().parseAsync(group, { binary: true, animations: [clip], onlyVisible: false });
   if (!(result instanceof ArrayBuffer)) throw new Error('GLTFExporter returned JSON where a binary .glb was asked for');
-  return result;
+  return nestBones(result, rec);
 }
+
+/** Marks a bone's Object3D so its node can be found in the written JSON (as `extras`). */
+const BONE_KEY = 'physikBone';
 
 /**
  * Key times: frame / fps, the recording's own clock (as BVH's Frame Time and the clip's).
@@ -66,20 +82,25 @@ function keyTimes(rec: Recording): Float32Array {
   return t;
 }
 
-/** One three.js Bone per recorded bone, parented as recorded, at the rest pose. */
+/**
+ * One three.js Bone per recorded bone at its rest local TRS (relative to its parent bone),
+ * not yet parented: `nestBones` nests their nodes in the written file.
+ */
 function buildBones(rec: Recording): Bone[] {
-  const bones = rec.bones.map((b) => {
+  const bones = rec.bones.map((b, i) => {
     const bone = new Bone();
     bone.name = b.name;
     bone.position.fromArray(b.parent < 0 ? b.restHead : b.offset);
     bone.quaternion.fromArray(b.restLocal).normalize();
+    bone.userData = { [BONE_KEY]: i };
     return bone;
   });
-  rec.bones.forEach((b, i) => { if (b.parent >= 0) bones[b.parent]!.add(bones[i]!); });
   // a leaf bone's tail as a plain child node "<name>_end" (as Blender writes them): glTF joints
   // are points, so without it an importer cannot know how long the last bone of a chain is
+  const hasChild = new Uint8Array(rec.bones.length);
+  for (const b of rec.bones) if (b.parent >= 0) hasChild[b.parent] = 1;
   rec.bones.forEach((b, i) => {
-    if (rec.bones.some((c) => c.parent === i)) return;
+    if (hasChild[i]) return;
     const tip = new Object3D();
     tip.name = `${b.name}_end`;
     tip.position.set(0, b.length, 0);
@@ -88,11 +109,74 @@ function buildBones(rec: Recording): Bone[] {
   return bones;
 }
 
+/** Rest world matrix of every bone, parents first (recordings are depth-first), no recursion. */
+function restWorldMatrices(bones: Bone[], rec: Recording): Matrix4[] {
+  const worlds: Matrix4[] = [];
+  bones.forEach((bone, i) => {
+    bone.updateMatrix();
+    const p = rec.bones[i]!.parent;
+    worlds[i] = p < 0 ? bone.matrix.clone() : new Matrix4().multiplyMatrices(worlds[p]!, bone.matrix);
+  });
+  return worlds;
+}
+
+/**
+ * The .glb with every bone's node moved under its parent bone's node (GLTFExporter wrote them
+ * side by side under the rig's node) and the bone markers removed. The binary chunk is kept
+ * as written; the JSON chunk is re-encoded.
+ */
+function nestBones(glb: ArrayBuffer, rec: Recording): ArrayBuffer {
+  const view = new DataView(glb);
+  const jsonLength = view.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(new Uint8Array(glb, 20, jsonLength))) as { nodes: { children?: number[]; extras?: Record<string, unknown> }[] };
+  const n = rec.bones.length;
+  const nodeOf = new Int32Array(n).fill(-1);
+  json.nodes.forEach((node, k) => {
+    const b = node.extras?.[BONE_KEY];
+    if (typeof b !== 'number') return;
+    nodeOf[b] = k;
+    delete node.extras![BONE_KEY];
+    if (Object.keys(node.extras!).length === 0) delete node.extras;
+  });
+  const missing = nodeOf.indexOf(-1);
+  if (missing >= 0) throw new Error(`GLTFExporter wrote no node for bone "${rec.bones[missing]!.name}"`);
+  const isChildBone = new Uint8Array(json.nodes.length);
+  for (let i = 1; i < n; i++) isChildBone[nodeOf[i]!] = 1;
+  for (const node of json.nodes) {
+    if (!node.children) continue;
+    node.children = node.children.filter((c) => !isChildBone[c]);
+    if (node.children.length === 0) delete node.children;
+  }
+  // children in bone order, before a leaf's "_end" tip (which only leaves have)
+  const kids: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 1; i < n; i++) kids[rec.bones[i]!.parent]!.push(nodeOf[i]!);
+  for (let i = 0; i < n; i++) {
+    if (kids[i]!.length === 0) continue;
+    const node = json.nodes[nodeOf[i]!]!;
+    node.children = [...kids[i]!, ...(node.children ?? [])];
+  }
+
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const padded = (text.byteLength + 3) & ~3;
+  const rest = new Uint8Array(glb, 20 + jsonLength); // the BIN chunk (header included), if any
+  const out = new Uint8Array(12 + 8 + padded + rest.byteLength);
+  const o = new DataView(out.buffer);
+  o.setUint32(0, 0x46546c67, true); // 'glTF'
+  o.setUint32(4, 2, true);
+  o.setUint32(8, out.byteLength, true);
+  o.setUint32(12, padded, true);
+  o.setUint32(16, 0x4e4f534a, true); // 'JSON'
+  out.set(text, 20);
+  out.fill(0x20, 20 + text.byteLength, 20 + padded); // JSON chunks pad with spaces
+  out.set(rest, 20 + padded);
+  return out.buffer;
+}
+
 /**
  * An octahedron per bone (head, tail and a ring of four at 15% of the length, width 10%),
  * flat shaded, placed at the bone's rest world transform and skinned only to that bone.
  */
-function buildMesh(rec: Recording, bones: Bone[]): SkinnedMesh {
+function buildMesh(rec: Recording, bones: Bone[], worlds: Matrix4[]): SkinnedMesh {
   const positions: number[] = [];
   const skinIndex: number[] = [];
   const skinWeight: number[] = [];
@@ -110,7 +194,7 @@ function buildMesh(rec: Recording, bones: Bone[]): SkinnedMesh {
     }
     for (const tri of tris) {
       for (const p of tri) {
-        v.fromArray(p).applyMatrix4(bone.matrixWorld);
+        v.fromArray(p).applyMatrix4(worlds[i]!);
         positions.push(v.x, v.y, v.z);
         skinIndex.push(i, 0, 0, 0);
         skinWeight.push(1, 0, 0, 0);
@@ -125,8 +209,8 @@ function buildMesh(rec: Recording, bones: Bone[]): SkinnedMesh {
   geometry.computeVertexNormals();
   const mesh = new SkinnedMesh(geometry, new MeshStandardMaterial({ color: 0xd9b48f, roughness: 0.8, metalness: 0, flatShading: true }));
   mesh.name = `${rec.rig}_bones`;
-  // bind at rest: the bones' current world matrices become the inverse bind matrices
-  mesh.bind(new Skeleton(bones), new Matrix4());
+  // bind at rest: the inverses of the bones' rest world matrices are the inverse bind matrices
+  mesh.bind(new Skeleton(bones, worlds.map((m) => m.clone().invert())), new Matrix4());
   return mesh;
 }
 
