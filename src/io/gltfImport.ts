@@ -20,6 +20,13 @@
  * joints are named `joint<i>` after their index in the skin's joint list (stable across
  * exporters that keep the skin), unnamed nodes of a skinless file `node<i>`.
  *
+ * Hostile files: every pass over the nodes is linear and none recurses (cycles, two parents,
+ * depth beyond MAX_IMPORT_DEPTH are refused first, since GLTFLoader itself recurses per level);
+ * more joints than MAX_BONES are refused before the graph is loaded. A transform that places
+ * joints (a joint's or an ancestor's) must be invertible: a zero quaternion (which GLTFLoader
+ * would read as the identity), a singular or projective matrix and a zero scale are refused,
+ * naming the node; a rotation of other than unit length is normalised with a warning.
+ *
  * Limits: the rest pose is the node graph's default pose, not the skin's inverse bind
  * matrices (for the usual files they agree); only the first skin (or `options.skin`); joints
  * in several separate hierarchies keep the largest one (the others are dropped with a
@@ -29,6 +36,7 @@ import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { Vector3, type Object3D } from 'three';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
+import { MAX_BONES } from '../scene/check';
 import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {
@@ -77,10 +85,12 @@ export function readGltfJson(data: ArrayBuffer | Uint8Array | string, file?: str
       const version = view.getUint32(4, true);
       if (version !== 2) fail(`GLB version ${version} is not supported (glTF 2.0 only)`);
       const length = view.getUint32(8, true);
+      if (length < 20) fail(`the GLB header gives the file's length as ${length} bytes, less than the 20 bytes of the GLB and JSON chunk headers (the header is damaged)`);
       if (bytes.byteLength < length) fail(`truncated: header says ${length} bytes, got ${bytes.byteLength}`);
       const chunkLength = view.getUint32(12, true);
       const chunkType = view.getUint32(16, true);
       if (chunkType !== CHUNK_JSON) fail(`the first GLB chunk is not JSON (type 0x${chunkType.toString(16)})`);
+      if (chunkLength === 0) fail('the JSON chunk is empty (its header gives its length as 0 bytes); a GLB holds its glTF JSON there');
       if (20 + chunkLength > length) fail(`truncated: the JSON chunk says ${chunkLength} bytes but the file has ${length - 20} after the headers`);
       text = new TextDecoder().decode(bytes.subarray(20, 20 + chunkLength));
     } else if (head.startsWith('{')) {
@@ -106,10 +116,48 @@ export function readGltfJson(data: ArrayBuffer | Uint8Array | string, file?: str
   return json;
 }
 
+/** `node 3 "Hips"` (the name when the node has one). */
+function nodeLabel(nodes: unknown[], i: number): string {
+  const n = nodes[i];
+  return `node ${i}${isObj(n) && typeof n.name === 'string' && n.name ? ` "${n.name}"` : ''}`;
+}
+
+const list = (v: readonly number[]) => `[${v.join(', ')}]`;
+
+/**
+ * A transform that places joints (a joint's own, or an ancestor's) must be invertible:
+ * GLTFLoader takes a zero quaternion as the identity and a singular matrix or a zero scale
+ * flattens every node under it, so either would silently move joints. Refuse them, naming the
+ * node. A non-zero rotation of other than unit length is normalised (reported in `renormed`).
+ */
+function checkTransform(nodes: unknown[], i: number, fail: (m: string) => never, renormed: string[]): void {
+  const n = nodes[i] as Json;
+  if (Array.isArray(n.rotation)) {
+    const q = n.rotation as number[];
+    const length = Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!);
+    if (!(length > 1e-6)) fail(`${nodeLabel(nodes, i)}: rotation ${list(q)} is not a unit quaternion (its length is ${length}), so it is no rotation at all`);
+    if (Math.abs(length - 1) > 1e-3) renormed.push(nodeLabel(nodes, i));
+  }
+  if (Array.isArray(n.scale) && (n.scale as number[]).some((x) => x === 0)) {
+    fail(`${nodeLabel(nodes, i)}: scale ${list(n.scale as number[])} has a zero component, which flattens every node under it (expected non-zero scales)`);
+  }
+  if (Array.isArray(n.matrix)) {
+    const m = n.matrix as number[]; // column-major
+    if (m[3] !== 0 || m[7] !== 0 || m[11] !== 0 || m[15] !== 1) {
+      fail(`${nodeLabel(nodes, i)}: matrix is not an affine transform (its last row is ${list([m[3]!, m[7]!, m[11]!, m[15]!])}, expected [0, 0, 0, 1])`);
+    }
+    const det = m[0]! * (m[5]! * m[10]! - m[6]! * m[9]!) - m[4]! * (m[1]! * m[10]! - m[2]! * m[9]!) + m[8]! * (m[1]! * m[6]! - m[2]! * m[5]!);
+    const size = Math.hypot(m[0]!, m[1]!, m[2]!) * Math.hypot(m[4]!, m[5]!, m[6]!) * Math.hypot(m[8]!, m[9]!, m[10]!);
+    if (!(Math.abs(det) > 1e-9 * size)) {
+      fail(`${nodeLabel(nodes, i)}: matrix is singular (determinant ${det}), which flattens every node under it (expected an invertible translation, rotation and scale)`);
+    }
+  }
+}
+
 /** Node graph checks GLTFLoader would trip over (or loop forever on). Returns parent per node. */
 function nodeParents(nodes: unknown[], fail: (m: string) => never): number[] {
   const parent = new Array<number>(nodes.length).fill(-1);
-  const label = (i: number) => `node ${i}${isObj(nodes[i]) && typeof nodes[i].name === 'string' && nodes[i].name ? ` "${nodes[i].name}"` : ''}`;
+  const label = (i: number) => nodeLabel(nodes, i);
   const nums = (v: unknown, n: number) => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
   nodes.forEach((node, i) => {
     if (!isObj(node)) fail(`${label(i)} is not an object`);
@@ -121,7 +169,9 @@ function nodeParents(nodes: unknown[], fail: (m: string) => never): number[] {
     if (n.children !== undefined && !Array.isArray(n.children)) fail(`${label(i)}: children must be an array of node indices`);
     for (const c of (n.children as unknown[] | undefined) ?? []) {
       if (!Number.isInteger(c) || (c as number) < 0 || (c as number) >= nodes.length) fail(`${label(i)}: child ${String(c)} is not a node index (0..${nodes.length - 1})`);
-      if (parent[c as number] !== -1 || c === i) fail(`${label(c as number)} has two parents (${label(parent[c as number]!)} and ${label(i)}); glTF nodes form a tree`);
+      if (c === i) fail(`${label(i)} lists itself among its children; glTF nodes form a tree`);
+      if (parent[c as number] === i) fail(`${label(i)} lists child ${String(c)} twice`);
+      if (parent[c as number] !== -1) fail(`${label(c as number)} has two parents (${label(parent[c as number]!)} and ${label(i)}); glTF nodes form a tree`);
       parent[c as number] = i;
     }
   });
@@ -155,6 +205,10 @@ async function loadNodeGraph(nodes: Json[], tops: number[], file: string | undef
     nodes: nodes.map((n) => {
       const out: Json = {};
       for (const k of ['name', 'children', 'matrix', 'translation', 'rotation', 'scale']) if (n[k] !== undefined) out[k] = n[k];
+      // GLTFLoader uses the rotation as given; a quaternion off unit length is no rotation
+      const q = out.rotation as number[] | undefined;
+      const length = q ? Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!) : 1;
+      if (q && length > 0 && length !== 1) out.rotation = q.map((x) => x / length);
       return out;
     }),
   };
@@ -216,9 +270,13 @@ export async function importGltf(
     let tops: number[] = isObj(sceneDef) && Array.isArray(sceneDef.nodes) ? (sceneDef.nodes as number[]) : nodes.map((_, i) => i).filter((i) => parent[i] === -1);
     tops = tops.filter((t) => Number.isInteger(t) && t >= 0 && t < nodes.length);
     jointNodes = [];
+    // each node once, however often the scene lists it (or an ancestor of it)
+    const seen = new Uint8Array(nodes.length);
     const stack = [...tops].reverse();
     while (stack.length) {
       const n = stack.pop()!;
+      if (seen[n]) continue;
+      seen[n] = 1;
       jointNodes.push(n);
       const kids = ((nodes[n] as Json).children as number[] | undefined) ?? [];
       for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]!);
@@ -231,30 +289,79 @@ export async function importGltf(
   }
 
   // Joint parents: nearest ancestor node that is a joint; separate hierarchies keep the largest.
+  // Linear: each node's nearest joint ancestor is memoised once its chain up is known.
   const jointIndex = new Map(jointNodes.map((n, k) => [n, k]));
-  const jointParent = jointNodes.map((n) => {
-    for (let a = parent[n]!; a >= 0; a = parent[a]!) if (jointIndex.has(a)) return jointIndex.get(a)!;
-    return -1;
-  });
+  const UNKNOWN = -2;
+  const nearest = new Int32Array(nodes.length).fill(UNKNOWN); // joint index of the nearest joint at or above
+  const chain: number[] = [];
+  const jointAtOrAbove = (n: number): number => {
+    chain.length = 0;
+    let a = n;
+    while (a >= 0 && nearest[a] === UNKNOWN) {
+      chain.push(a);
+      a = parent[a]!;
+    }
+    let found = a >= 0 ? nearest[a]! : -1;
+    for (let k = chain.length - 1; k >= 0; k--) {
+      const c = chain[k]!;
+      const j = jointIndex.get(c);
+      if (j !== undefined) found = j;
+      nearest[c] = found;
+    }
+    return n >= 0 ? nearest[n]! : -1;
+  };
+  const jointParent = jointNodes.map((n) => (parent[n]! >= 0 ? jointAtOrAbove(parent[n]!) : -1));
+  // the root joint of each joint, memoised along each walk up
+  const rootJoint = new Int32Array(jointNodes.length).fill(-1);
+  const rootOf = (k: number): number => {
+    chain.length = 0;
+    let c = k;
+    while (rootJoint[c] === -1 && jointParent[c] !== -1) {
+      chain.push(c);
+      c = jointParent[c]!;
+    }
+    const r = rootJoint[c] !== -1 ? rootJoint[c]! : c;
+    rootJoint[c] = r;
+    for (const x of chain) rootJoint[x] = r;
+    return r;
+  };
   let keep = jointNodes.map((_, k) => k);
   const roots = keep.filter((k) => jointParent[k] === -1);
   if (roots.length > 1) {
-    const rootOf = (k: number): number => (jointParent[k] === -1 ? k : rootOf(jointParent[k]!));
     const size = new Map<number, number>();
     for (const k of keep) size.set(rootOf(k), (size.get(rootOf(k)) ?? 0) + 1);
     let best = roots[0]!;
     for (const r of roots) if (size.get(r)! > size.get(best)!) best = r;
     keep = keep.filter((k) => rootOf(k) === best);
     const dropped = roots.filter((r) => r !== best).map((r) => `"${nodeName(jointNodes[r]!) || fallback(r, jointNodes[r]!)}" (${size.get(r)} joint(s))`);
-    warnings.push(`the joints form ${roots.length} separate hierarchies; kept the largest, rooted at "${nodeName(jointNodes[best]!) || fallback(best, jointNodes[best]!)}" (${size.get(best)} joints), dropped ${dropped.join(', ')}`);
+    const shownDropped = dropped.length > 8 ? `${dropped.slice(0, 8).join(', ')}, ... (${dropped.length} in all)` : dropped.join(', ');
+    warnings.push(`the joints form ${roots.length} separate hierarchies; kept the largest, rooted at "${nodeName(jointNodes[best]!) || fallback(best, jointNodes[best]!)}" (${size.get(best)} joints), dropped ${shownDropped}`);
+  }
+  // The bone cap before any work that grows with the joints (loading the graph, naming, the rig).
+  if (keep.length > MAX_BONES) {
+    fail(`${skins.length > 0 ? `skin ${skinIndex} has` : "the scene's node hierarchy has"} ${keep.length} joints${keep.length < jointNodes.length ? ' in its largest hierarchy' : ''}: more than the ${MAX_BONES} bones a rig may have (one bone per joint)`);
   }
 
-  // Top-level ancestors of the kept joints: the synthetic scene GLTFLoader builds.
-  const tops = [...new Set(keep.map((k) => {
+  // Top-level ancestors of the kept joints (the synthetic scene GLTFLoader builds), and every
+  // node on the way up: their transforms place the joints, so a degenerate one is an error.
+  const placing = new Uint8Array(nodes.length);
+  const renormed: string[] = [];
+  const tops: number[] = [];
+  for (const k of keep) {
     let a = jointNodes[k]!;
-    while (parent[a]! >= 0) a = parent[a]!;
-    return a;
-  }))];
+    while (!placing[a]) {
+      placing[a] = 1;
+      checkTransform(nodes, a, fail, renormed);
+      if (parent[a]! < 0) {
+        tops.push(a);
+        break;
+      }
+      a = parent[a]!;
+    }
+  }
+  if (renormed.length) {
+    warnings.push(`rotation not of unit length, normalised: ${renormed.length > 8 ? `${renormed.slice(0, 8).join(', ')}, ... (${renormed.length} in all)` : renormed.join(', ')}`);
+  }
   const objects = await loadNodeGraph(nodes as Json[], tops, file);
   const newIndex = new Map(keep.map((k, i) => [k, i]));
   const unnamed: string[] = [];
@@ -272,7 +379,7 @@ export async function importGltf(
       unnamed.push(name);
     }
     const p = jointParent[k]!;
-    const joint: SkeletonJoint = { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple };
+    const joint: SkeletonJoint = { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple, where: `node ${node}` };
     // a leaf joint's first plain child node (no mesh, skin or camera) marks where it ends, like
     // a BVH End Site (Blender's leaf "_end" nodes, and our own exporter's)
     if (!hasJointChild.has(k)) {

@@ -18,7 +18,11 @@
  *   the nearest ancestor joint at a distinct position); a root without any distinct child
  *   gets length 1 along +Y.
  * - Coincident joints (closer than `mergeDistance` × figure height, e.g. CMU's LowerBack at
- *   Hips or LeftFingerBase at LeftHand) would give zero-length bones. A main child that
+ *   Hips or LeftFingerBase at LeftHand) would give zero-length bones. With the default
+ *   `mergeDistance` that distance is also capped at 5% of the median joint-to-parent distance,
+ *   so a long chain of short, even segments (a 1000-joint tail, each segment 1/1000 of the
+ *   figure) keeps every joint: only joints much closer than the skeleton's own segments
+ *   coincide. A main child that
  *   coincides with its parent is merged into the parent's bone (its children become the
  *   parent bone's children; `boneOfJoint` maps it to that bone; one warning lists all
  *   merges). A coincident child that is not the main child simply attaches at the parent
@@ -40,12 +44,16 @@
  *   them back); empty names become `joint<index>`; a repeated name gets `.2`, `.3`, ...
  *   Every rename is reported.
  *
- * Invalid input (no joints, a parent index out of range, not exactly one root, a parent
- * cycle, a non-finite position) throws an `ImportError` naming the joint.
+ * Invalid input (no joints, more joints than a rig may have bones, a parent index out of range,
+ * not exactly one root, a parent cycle, a non-finite position or one beyond ±1e9 after
+ * `scale`, a bone longer than 1e9) throws an `ImportError` naming the joint (and where the
+ * file defines it, `SkeletonJoint.where`). Every step is linear or n log n in the joints and
+ * none recurses, so the checks come before any work whose cost depends on the joint count.
  * Limits: one skeleton per call; the rest pose only (no motion); positions are taken as
  * given (the root's head stays where the file puts it).
  */
 import { pointsDiameter } from '../core/rigScale';
+import { MAX_BONES, MAX_MAGNITUDE } from '../scene/check';
 import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
 
 export interface SkeletonJoint {
@@ -57,6 +65,8 @@ export interface SkeletonJoint {
   position: Vec3Tuple;
   /** World position of the joint's end site (BVH "End Site"), if any. */
   endSite?: Vec3Tuple;
+  /** Where the file defines the joint ("line 12", "node 5"), prefixed to error messages. */
+  where?: string;
 }
 
 export interface JointsToRigOptions {
@@ -66,7 +76,10 @@ export interface JointsToRigOptions {
   up?: 'auto' | 'y' | 'z';
   /** Multiply every position (default 1), e.g. 0.01 for centimetres → metres. */
   scale?: number;
-  /** Joints closer than this fraction of the figure's height coincide (default 0.001). */
+  /**
+   * Joints closer than this fraction of the figure's height coincide (default 0.001, and then
+   * never more than 5% of the median joint-to-parent distance).
+   */
   mergeDistance?: number;
   /** Lock connector bones with [0, 0] limits on every axis (default true). */
   lockLinks?: boolean;
@@ -114,11 +127,18 @@ const unit = (a: V): V => {
   return [a[0] / n, a[1] / n, a[2] / n];
 };
 const locked: { x: AxisLimit; y: AxisLimit; z: AxisLimit } = { x: [0, 0], y: [0, 0], z: [0, 0] };
+/** MAX_MAGNITUDE as the scene checks write it ("1e9"). */
+const MAG = MAX_MAGNITUDE.toExponential().replace('e+', 'e');
 const fmt = (v: readonly number[]) => `[${v.map((x) => String(x)).join(', ')}]`;
+/** The first `max` items, then "... (n in all)". */
+const someOf = (items: string[], max = 8) => (items.length > max ? `${items.slice(0, max).join(', ')}, ... (${items.length} in all)` : items.join(', '));
 
 /** Sanitised, unique names; reports what it changed. */
 function uniqueNames(raw: string[], warnings: string[]): string[] {
   const used = new Set<string>();
+  // per base name, the suffix to try next: every smaller one is taken, so a thousand joints of
+  // one name cost a thousand look-ups, not half a million
+  const nextSuffix = new Map<string, number>();
   const unnamed: string[] = [];
   const changed: string[] = [];
   const dupes: string[] = [];
@@ -132,8 +152,13 @@ function uniqueNames(raw: string[], warnings: string[]): string[] {
       changed.push(`${JSON.stringify(n)} → "${base}"`);
     }
     let name = base;
-    for (let k = 2; used.has(name); k++) name = `${base}.${k}`;
-    if (name !== base) dupes.push(`"${base}" (joint ${i}) → "${name}"`);
+    if (used.has(name)) {
+      let k = nextSuffix.get(base) ?? 2;
+      while (used.has(`${base}.${k}`)) k++;
+      name = `${base}.${k}`;
+      nextSuffix.set(base, k + 1);
+      dupes.push(`"${base}" (joint ${i}) → "${name}"`);
+    }
     used.add(name);
     return name;
   });
@@ -141,8 +166,8 @@ function uniqueNames(raw: string[], warnings: string[]): string[] {
     const shown = unnamed.length > 4 ? `${unnamed.slice(0, 3).join(', ')} ... ${unnamed.at(-1)}` : unnamed.join(', ');
     warnings.push(`${unnamed.length} unnamed joint(s) named after their index: ${shown}`);
   }
-  if (changed.length) warnings.push(`joint names with spaces or control characters renamed: ${changed.join(', ')}`);
-  if (dupes.length) warnings.push(`duplicate joint names made unique: ${dupes.join(', ')}`);
+  if (changed.length) warnings.push(`joint names with spaces or control characters renamed: ${someOf(changed)}`);
+  if (dupes.length) warnings.push(`duplicate joint names made unique: ${someOf(dupes)}`);
   return out;
 }
 
@@ -153,7 +178,8 @@ function validate(joints: SkeletonJoint[], file: string | undefined): number {
   };
   if (!Array.isArray(joints) || joints.length === 0) fail('no joints: the skeleton is empty');
   const n = joints.length;
-  const label = (i: number) => `joint ${i}${joints[i]?.name ? ` "${joints[i]!.name}"` : ''}`;
+  if (n > MAX_BONES) fail(`${n} joints: more than the ${MAX_BONES} bones a rig may have (one bone per joint)`);
+  const label = (i: number) => `${joints[i]?.where ? `${joints[i]!.where}: ` : ''}joint ${i}${joints[i]?.name ? ` "${joints[i]!.name}"` : ''}`;
   const finite3 = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
   const roots: number[] = [];
   joints.forEach((j, i) => {
@@ -216,10 +242,20 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
   const lockLinks = options.lockLinks ?? true;
   const warnings: string[] = [];
   const n = joints.length;
+  const label = (i: number) => `${joints[i]!.where ? `${joints[i]!.where}: ` : ''}joint ${i}${joints[i]!.name ? ` "${joints[i]!.name}"` : ''}`;
 
   // positions: scaled, then Y-up
   let P: V[] = joints.map((j) => [j.position[0] * scale, j.position[1] * scale, j.position[2] * scale]);
   let E: (V | undefined)[] = joints.map((j) => (j.endSite ? [j.endSite[0] * scale, j.endSite[1] * scale, j.endSite[2] * scale] : undefined));
+  // a scene's numbers stay within ±1e9 (beyond, squares overflow in the simulation); say so
+  // here, naming the joint and its line, rather than as a path into the generated scene
+  const inRange = (p: V) => Math.abs(p[0]) <= MAX_MAGNITUDE && Math.abs(p[1]) <= MAX_MAGNITUDE && Math.abs(p[2]) <= MAX_MAGNITUDE;
+  for (let i = 0; i < n; i++) {
+    const what = !inRange(P[i]!) ? `position ${fmt(P[i]!)}` : E[i] && !inRange(E[i]!) ? `end site ${fmt(E[i]!)}` : '';
+    if (what) {
+      throw new ImportError(file, `${label(i)}: ${what}${scale !== 1 ? ` (after scale ${scale})` : ''} is out of range: coordinates must lie within ±${MAG} (larger ones overflow the simulation)`);
+    }
+  }
   let up: 'y' | 'z' = options.up === 'z' ? 'z' : 'y';
   if (options.up === 'auto') {
     const d = detectZUp([...P, ...E.filter((e): e is V => !!e)]);
@@ -263,7 +299,18 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
   const points = [...P, ...E.filter((e): e is V => !!e)];
   const height = pointsDiameter(points.flat(), points.length);
   if (n > 1 && height === 0) throw new ImportError(file, `all ${n} joints are at the same position ${fmt(P[0]!)}: no bone lengths can be derived`);
-  const tol = mergeFraction * height;
+  let tol = mergeFraction * height;
+  if (options.mergeDistance === undefined) {
+    // the default never merges joints whose distance is a real share of the skeleton's segments
+    const segments: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const p = joints[i]!.parent;
+      const d = p >= 0 ? dist(P[i]!, P[p]!) : 0;
+      if (d > 0) segments.push(d);
+    }
+    segments.sort((a, b) => a - b);
+    if (segments.length) tol = Math.min(tol, 0.05 * segments[segments.length >> 1]!);
+  }
   const distinct = (a: V, b: V) => dist(a, b) > tol;
 
   /** Incoming segment of joint j: from the nearest ancestor at a distinct position. */
@@ -316,6 +363,7 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
   const usedBoneNames = new Set(names);
   const merges: string[] = [];
   let mergedCount = 0;
+  let mergedApart = 0; // merged joints that were near, not at, the joint they merged into
   const leaves: string[] = [];
   const links: string[] = [];
 
@@ -367,6 +415,9 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
     }
     const axis = sub(tail, head);
     const length = len(axis);
+    if (!(length <= MAX_MAGNITUDE)) {
+      throw new ImportError(file, `${label(j)}: its bone would be ${length} long (from ${fmt(head)} to ${fmt(tail)}); at most ${MAG} is supported (larger lengths overflow the simulation)`);
+    }
     const dir = unit(axis);
     const name = names[j]!;
     const bone: BoneDescription = { name, parent, direction: dir, length };
@@ -374,7 +425,10 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
     else if (attach !== 1) bone.attach = attach;
     bones.push(bone);
     boneOfJoint[j] = name;
-    for (const m of merged) boneOfJoint[m] = name;
+    for (const m of merged) {
+      boneOfJoint[m] = name;
+      if (dist(P[m]!, head) > 0) mergedApart++;
+    }
     mergedCount += merged.length;
     if (merged.length) merges.push(`${merged.map((m) => names[m]).join(', ')} → ${name}`);
 
@@ -390,6 +444,9 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
         continue;
       }
       const d = sub(pc, onAxis);
+      if (!(len(d) <= MAX_MAGNITUDE)) {
+        throw new ImportError(file, `${label(c)}: its connector bone would be ${len(d)} long; at most ${MAG} is supported (larger lengths overflow the simulation)`);
+      }
       const link: BoneDescription = { name: linkName(names[c]!), parent: name, direction: unit(d), length: len(d) };
       if (t !== 1) link.attach = t;
       if (lockLinks) link.limits = { ...locked };
@@ -399,8 +456,12 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
     // reversed onto the stack so the main child is built first (depth first, spine first)
     for (let k = tasks.length - 1; k >= 0; k--) stack.push(tasks[k]!);
   }
+  if (bones.length > MAX_BONES) {
+    throw new ImportError(file, `${n} joints need ${bones.length} bones (${links.length} connector bone(s) for children off their parent bone's axis), more than the ${MAX_BONES} a rig may have`);
+  }
   if (merges.length) {
-    warnings.push(`${mergedCount} joint(s) at their parent's position merged into the parent's bone (a zero-length bone cannot be simulated): ${merges.join('; ')}`);
+    const where = mergedApart === 0 ? "at their parent's position" : `at or within ${round(tol)} of their parent's position (${mergedApart} of them not exactly at it)`;
+    warnings.push(`${mergedCount} joint(s) ${where} merged into the parent's bone (a zero-length bone cannot be simulated): ${someOf(merges)}`);
   }
   if (leaves.length) {
     warnings.push(`${leaves.length} leaf joint(s) without an end site given half their incoming segment's length: ${leaves.length > 8 ? `${leaves.slice(0, 8).join(', ')}, ...` : leaves.join(', ')}`);
