@@ -21,6 +21,8 @@ export function mountArmPage(parent: HTMLElement): ArmPage {
       { name: 'hand', parent: 'fore', direction: [1, 0, 0], length: lengths[2]!, limits: { x: [-30, 30], y: [0, 0], z: [-60, 60] } },
     ] },
     controlPoints: [{ name: 'grip', bone: 'hand' }],
+    // a target that moves every frame is followed as it is (interpolation is for jumps)
+    settings: { interpolation: 'none' },
   });
   const grip = controlPoints['grip'];
   if (grip === undefined) throw new Error('the rig has no control point "grip"');
