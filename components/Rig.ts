@@ -16,7 +16,7 @@ export const RigLayout = {
   pinned: [Uint8Array, 1],
   /** Where the root's head is pinned (pinned rigs). */
   pin: [Float64Array, 3],
-  /** Diameter of the rest pose (rotation-invariant, src/core/rigScale.ts): the unit for caps, rest speed and normalised errors. */
+  /** Diameter of the rest pose (rotation-invariant, src/world/rigScale.ts): the unit for caps, rest speed and normalised errors. */
   height: [Float64Array, 1],
   step: [Int32Array, 1],
   /** Joint solve of the last step: passes, largest mismatch, status (STATUS_*). */
@@ -73,7 +73,7 @@ export const RigLayout = {
   settleSince: [Int32Array, 1],
   bestError: [Float64Array, 1],
   progressStep: [Int32Array, 1],
-  /** Set when targets, active flags or settings change (src/core/wake.ts); cleared by settling. */
+  /** Set when targets, active flags or settings change (src/world/wake.ts); cleared by settling. */
   changed: [Uint8Array, 1],
   /**
    * Conservation (systems/momentumBudget.ts, systems/conservationProjection.ts): 1 when this

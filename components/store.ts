@@ -4,16 +4,16 @@
  * slot) and grow by doubling when an entity id outgrows them.
  *
  * Fields declared Float64Array are plain arrays of doubles (`number[]` with V8's packed double
- * elements, src/math/doubles.ts), not Float64Arrays: once any ArrayBuffer in the process has been
+ * elements, components/doubles.ts), not Float64Arrays: once any ArrayBuffer in the process has been
  * detached (Rapier's WebAssembly memory grown, a buffer sent to a worker), V8 checks every
  * typed-array access for the rest of the process, and plain arrays are not affected (measured
  * with `npm run bench:ab -- --detached`: humanoid step 0.86 of the time with a buffer detached,
  * 0.94 without). Integer and flag fields stay typed arrays (Int32Array, Uint8Array): they are
  * read far less in a step. Copy into and out of double fields with `copyDoubles`. A double
- * field's backing store is up to ~1.5× its length (src/math/doubles.ts leaves it as pushing
+ * field's backing store is up to ~1.5× its length (components/doubles.ts leaves it as pushing
  * would); copying it into an array of the exact length measured 2-6% slower in the step.
  */
-import { doubles } from '../src/math/doubles';
+import { doubles } from './doubles';
 
 type Field = number[] | Int32Array | Uint8Array;
 type FieldCtor = Float64ArrayConstructor | Int32ArrayConstructor | Uint8ArrayConstructor;

@@ -23,8 +23,8 @@
  * (guarding their energy too was tried: an unstable light rig, explicit damping on 0.25 kg
  * bones, then stopped short of its targets instead of reaching them).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { limitSpringEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
 import { measureRig } from './metrics';

@@ -18,10 +18,10 @@
  * These terms vanish at rest (they only scale accelerations), so the pose a rig settles in is
  * the same as with the explicit spring (the paper's).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { SPRING_CAPPED } from '../components';
-import { attachmentPoint } from '../src/core/rig';
+import { attachmentPoint } from '../src/world/attachment';
 import { len3 } from '../src/math/quat';
 
 export function controlSprings(world: PhysikWorld): void {

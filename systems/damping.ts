@@ -22,11 +22,11 @@
  * -(β + c L²/(2 I_x)) I_y ω_y in the bone frame, implicit like the rest: its dt part goes into
  * the effective inertia's y term, so a free twist is scaled by I_y / (I_y + dt D_y) ∈ (0, 1]
  * each step, whatever D_y and dt (no step can flip or grow it). Limits scale their twist
- * stiffness by the same effective inertia (src/core/rig.ts limitInertiaScale).
+ * stiffness by the same effective inertia (src/world/derivedSettings.ts limitInertiaScale).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
-import { applyDerivedSettings } from '../src/core/rig';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
+import { applyDerivedSettings } from '../src/world/derivedSettings';
 
 /** Control point set each rig's derived damping was computed for (automatic damping follows it). */
 const derivedFor = new WeakMap<RigRecord, number>();

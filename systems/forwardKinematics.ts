@@ -9,10 +9,10 @@
  * per rig (a crowd of 1000) or per solver iteration (forwardKinematicsOf from the kinematic
  * solvers) added up.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import type { BoneStore, RigStore } from '../components';
-import type { Doubles } from '../src/math/doubles';
+import type { Doubles } from '../components/doubles';
 
 export function forwardKinematics(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;

@@ -15,8 +15,8 @@
  * kinetic energy at the step's start, which needs the same body-frame ω and I ω, is summed on the
  * way (Rig.kineticEnergyStart, for the conservation budget).
  */
-import type { PhysikWorld } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 
 export function gyroscopicTorques(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;

@@ -17,8 +17,8 @@
  * not help) a too-fast step is taken with those speeds clamped to the bound instead, as
  * physics engines cap angular velocity: it only ever removes energy.
  */
-import type { PhysikWorld } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { quatRotateByVector, quatMul, len3 } from '../src/math/quat';
 import { weldsOf, weldsActive } from './welds';
 import { STATUS_DIVERGED } from '../components';

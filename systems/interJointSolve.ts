@@ -21,9 +21,9 @@
  * Masses and inertias are the effective ones from the damping and torsion systems. The
  * centripetal term ω × (ω × r) of a point's acceleration (left out of eq. 2) is a setting.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
-import type { Doubles } from '../src/math/doubles';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
+import type { Doubles } from '../components/doubles';
 import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolveExact';

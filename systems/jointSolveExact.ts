@@ -30,8 +30,8 @@
  *
  * No allocation: module scratch, grown (once) for the largest rig and number of children seen.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import type { Doubles } from '../src/math/doubles';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import type { Doubles } from '../components/doubles';
 
 /** Per lever of the current bone (its head first, then its children's heads): r (3) and B = J [r]ₓ (9). */
 let lever = new Float64Array(3 * 8);

@@ -7,8 +7,8 @@
  * No allocation: the pose before the solve goes to scratch grown once per rig size (it was
  * copied through subarray views, one allocation per bone and step).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { kinematicSolvers } from './ik/registry';
 import { STATUS_DIVERGED } from '../components';

@@ -38,9 +38,9 @@
  * No allocation per step: K, the spring torques and the speculative springs per rig (a WeakMap
  * keyed by the rig record, grown once), the sweep values in one scratch all rigs share.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { solveDense, invert3 } from './jointSolveExact';
-import { doubles, type Doubles } from '../src/math/doubles';
+import { doubles, type Doubles } from '../components/doubles';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
@@ -50,7 +50,7 @@ import { doubles, type Doubles } from '../src/math/doubles';
  * stay in cache, where a copy per rig (~1 kB per bone) was read from memory each step.
  */
 export interface LimitCoupling {
-  // (K, τ and the fast form's arrays are plain arrays of doubles: src/math/doubles.ts)
+  // (K, τ and the fast form's arrays are plain arrays of doubles: components/doubles.ts)
   K: number[];
   active: number;
   /** Spring torque on each bone from its parent's joint, from the last solve (world). */

@@ -9,10 +9,10 @@
  * its load unbalanced; a creep under restSpeed still moves). Joint gaps and limit violations,
  * which nothing in the step reads, are measured from the pose when read (measureDiagnostics).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { STATUS_DIVERGED } from '../components';
-import { attachmentPoint } from '../src/core/rig';
+import { attachmentPoint } from '../src/world/attachment';
 import { limitRotationVector } from './torsionSprings';
 import { rotX, rotY, rotZ, len3 } from '../src/math/quat';
 

@@ -22,8 +22,8 @@
  * small band and does not ratchet it down (clipping every upward half of a wobble measured as a
  * loss of 40-80% of a free chain's energy over 10,000 steps).
  */
-import type { PhysikWorld } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { limitSpringEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
 

@@ -3,10 +3,10 @@
  * they are due, through the same path as a user's move, so interpolation starts as usual.
  * A move's three numbers are handed to setTargetOf already boxed (see `boxedTargets`).
  */
-import type { PhysikWorld } from '../src/core/world';
-import type { ScriptEvent } from '../src/scene/types';
-import { steppingRigs } from '../src/core/world';
-import { setTargetOf, setActiveOf } from '../src/core/targets';
+import type { PhysikWorld } from '../src/world/world';
+import type { ScriptEvent } from '../src/world/types';
+import { steppingRigs } from '../src/world/world';
+import { setTargetOf, setActiveOf } from '../src/world/targets';
 
 /**
  * Per script, every event's target as tagged values (3 per event; null without a target).

@@ -27,8 +27,8 @@
  * velocity and is no longer stepped until it is woken (so a rig never sleeps while a load on
  * it is unbalanced: woken, it would move on from where it slept).
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, statusNames } from '../components';
 import { forwardKinematicsOf } from './forwardKinematics';
 import { measureRig, measureDiagnostics } from './metrics';

@@ -2,7 +2,7 @@
  * Sleeping rigs. A rig the settling system put to sleep (converged, `sleepWhenConverged`) is
  * not stepped, so an idle sandbox costs nothing, until something changes what it should do:
  * a target moves, a point is switched, a setting changes, the rig is reset (all of which call
- * `wakeRig`, src/core/wake.ts). Scripts keep time while a rig sleeps: `Rig.step` still counts.
+ * `wakeRig`, src/world/wake.ts). Scripts keep time while a rig sleeps: `Rig.step` still counts.
  *
  * - `wakeOnChange` (before the physics): handles the change flags and fills the step's lists,
  *   `awake` (every rig not asleep), and of the awake rigs PhysIK integrates (solver 'physik')
@@ -11,7 +11,7 @@
  *   bones, which the step takes one at a time through every system (src/core/pipeline.ts).
  * - `sleepingClock` (last): advances the step counter of the rigs that slept through the step.
  */
-import type { PhysikWorld, RigGroup } from '../src/core/world';
+import type { PhysikWorld, RigGroup } from '../src/world/world';
 import { STATUS_SETTLING } from '../components';
 import { setSettleStatus } from './settling';
 

@@ -25,8 +25,8 @@
  *
  * Allocation: the saved state (systems/rigState.ts) grows once to the largest rig retried; nothing per step.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { STATUS_DIVERGED } from '../components';
 import { damping } from './damping';
 import { controlSprings } from './controlSprings';

@@ -5,10 +5,10 @@
  * with the distance to the pivot blended linearly (eq. 12, alpha_i = 1/(i_max - i)).
  * Falls back to a linear step when either point is within epsilon of the pivot.
  */
-import type { PhysikWorld } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 
-// The pivot (interpolationPivot in src/core/targets.ts) and the lengths (len3) are written out
+// The pivot (interpolationPivot in src/world/targets.ts) and the lengths (len3) are written out
 // here: V8 did not inline those calls into this function, and a call that passes or returns a
 // floating-point number boxes it (the heap profiler found ~22 bytes a step while moving).
 

@@ -51,8 +51,8 @@
  * integration was tried first: it bounded the angle exactly but leaked the pull's reaction
  * into the parent, so pressed arms crept or spun instead of resting.)
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
-import { steppingRigs } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
 import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
 import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './limitCoupling';
 import { weldsOf, weldsActive } from './welds';

@@ -11,7 +11,7 @@
  * setting `welds` (on by default, off in the paper preset, whose locked joints are springs).
  * Limits are set when a rig is built, so the welded bones are found once per rig.
  */
-import type { PhysikWorld, RigRecord } from '../src/core/world';
+import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { quatFromRotationVector, quatMul } from '../src/math/quat';
 
 export interface Welds {

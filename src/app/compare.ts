@@ -14,7 +14,7 @@ import {
   addControlPoint, addRig, createPhysikWorld, describeControlPoint, getSettings, removeControlPoint, resetRig,
   setControlPointActive, setSettings, setTarget, step, type PhysikWorld,
 } from '../core';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import type { RigDescription, Settings } from '../scene/types';
 import type { RigRef } from './edits';
 import { applyFeel, setTargetNow, type Feel } from './feel';

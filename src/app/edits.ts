@@ -4,7 +4,7 @@
  * (under a new entity id) leaves later redos working.
  */
 import { addControlPoint, describeControlPoint, removeControlPoint, setControlPointActive, setTarget, type PhysikWorld } from '../core';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import type { ControlPointDescription, Vec3Tuple } from '../scene/types';
 import type { Edit } from './history';
 

@@ -15,7 +15,7 @@
  */
 import { getSettings, setSettings, setTarget, type PhysikWorld } from '../core';
 import { defaultSettings } from '../core/settings';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import type { Scene } from '../scene/types';
 
 export interface Feel {

@@ -14,7 +14,7 @@
 import { Plane, Vector3 } from 'three';
 import { addControlPoint, describeControlPoint, removeControlPoint } from '../core';
 import { setTargetNow } from './feel';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
 import { addPointEdit, freshName, type RigRef } from './edits';

@@ -34,7 +34,7 @@ import {
   restoreRig, setSettings, step, type BonePose, type PhysikWorld, type RigMetrics,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import { parseScene, parseSceneText } from '../scene/load';
 import type { Scene, Settings } from '../scene/types';
 import { createView, type View } from '../render/view';

@@ -21,7 +21,7 @@
  * largest over the rigs. Not finite when either side went non-finite.
  */
 import type { PhysikWorld } from '../core';
-import type { RigRecord } from '../core/world';
+import type { RigRecord } from '../world/world';
 import type { GhostFrame, GhostSource } from '../render/view';
 import { jointRadiusOf } from '../render/view';
 import type { JointModel, RapierMirror, Rapier } from '../rapier';

@@ -5,7 +5,7 @@
  * main-thread and the worker-mode sandbox.
  */
 import { describeControlPoint, getSettings, type PhysikWorld } from '../core';
-import type { RigRecord } from '../core/world';
+import type { RigRecord } from '../world/world';
 import type { Scene } from '../scene/types';
 
 export function sceneFileText(world: PhysikWorld, record: RigRecord, scene: Scene): string {

@@ -3,7 +3,7 @@
  * sandbox's test hooks (`Sandbox.screenOf`, `screenOfBone`), shared by the main-thread and the
  * worker-mode sandbox (both draw from a world on the main thread).
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 
 type Point = { x: number; y: number };
 interface Projector { project(x: number, y: number, z: number, out: Point): boolean }

@@ -3,7 +3,7 @@
  * entities anew), with the target dragger's pick and the view's bone highlight following it.
  * One for both sandboxes: the main-thread one (main.ts) and worker mode (workerMode.ts).
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
 

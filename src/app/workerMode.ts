@@ -24,7 +24,7 @@
  * and main.ts falls back to the main thread with a message when it is not.
  */
 import { createPhysikWorld, getSettings, readMetrics, setSettings, setTarget } from '../core';
-import { findRig } from '../core/world';
+import { findRig } from '../world/world';
 import type { Scene } from '../scene/types';
 import { parseSceneText } from '../scene/load';
 import { importBvh } from '../io/bvhImport';

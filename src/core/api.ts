@@ -3,9 +3,9 @@
  * and the metrics. Every write is checked first, so a bad value throws and the world is
  * left as it was.
  */
-import { findRig, type PhysikWorld, type RigRecord, type SettleListener } from './world';
-import { wakeRig } from './wake';
-import { setTargetOf, setActiveOf } from './targets';
+import { findRig, type PhysikWorld, type RigRecord, type SettleListener } from '../world/world';
+import { wakeRig } from '../world/wake';
+import { setTargetOf, setActiveOf } from '../world/targets';
 import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
 import { forwardKinematicsOf } from '../../systems/forwardKinematics';
 import { measureDiagnostics } from '../../systems/metrics';
@@ -13,9 +13,9 @@ import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from '../scene/schema';
 import { issuesFromZod, SceneError } from '../scene/load';
 import { checkSettingsLimits, checkStructure } from '../scene/check';
-import type { Settings } from '../scene/types';
+import type { Settings } from '../world/types';
 import { quatMulConjA, quatRotate } from '../math/quat';
-import { copyDoubles } from '../math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 function rigOfControlPoint(world: PhysikWorld, cp: number): RigRecord {
   for (const r of world.physik.rigs) if (r.controlPoints.includes(cp)) return r;

@@ -9,11 +9,11 @@
 import { addComponent, addEntity, removeEntity } from 'bitecs';
 import { ensureCapacity, SPRING_CAPPED, SPRING_LINEAR } from '../../components';
 import { parseControlPoint, SceneError } from '../scene/load';
-import type { ControlPointDescription } from '../scene/types';
-import { attachmentPoint } from './attachment';
-import { findRig, type PhysikWorld, type RigRecord } from './world';
-import { wakeRig } from './wake';
-import { copyDoubles, type Doubles } from '../math/doubles';
+import type { ControlPointDescription } from '../world/types';
+import { attachmentPoint } from '../world/attachment';
+import { findRig, type PhysikWorld, type RigRecord } from '../world/world';
+import { wakeRig } from '../world/wake';
+import { copyDoubles, type Doubles } from '../../components/doubles';
 
 /** Write a validated description into control point entity `eid` of `record`. */
 export function initControlPoint(world: PhysikWorld, record: RigRecord, eid: number, bone: number, cp: ControlPointDescription): void {

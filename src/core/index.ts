@@ -7,7 +7,7 @@
  *   step(world, 100);
  *   readPose(world, rig); readMetrics(world, rig);
  */
-export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from './world';
+export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from '../world/world';
 export { addRig, addRigs, removeRig, type RigInput, type RigHandle } from './rig';
 export { addControlPoint, removeControlPoint, describeControlPoint } from './controlPoints';
 export { step, physikPipeline, type System } from './pipeline';
@@ -16,6 +16,6 @@ export {
   type BonePose, type RigMetrics,
 } from './api';
 export { defaultSettings, paperSettings } from './settings';
-export { wakeRig } from './wake';
+export { wakeRig } from '../world/wake';
 export { moveRig } from './move';
 export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';

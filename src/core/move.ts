@@ -9,13 +9,13 @@
  * JSON directions gives a different rig (each bone's roll frame is built from its direction
  * relative to the world axes); moving the built rig does not.
  */
-import { findRig, type PhysikWorld } from './world';
-import { wakeRig } from './wake';
-import { rigScale } from './rigScale';
-import { applyInertiaFloor, computeBoneDerived } from './derived';
+import { findRig, type PhysikWorld } from '../world/world';
+import { wakeRig } from '../world/wake';
+import { rigScale } from '../world/rigScale';
+import { applyInertiaFloor, computeBoneDerived } from '../world/derived';
 import { applyDerivedSettings } from './rig';
-import { MAX_MAGNITUDE } from '../scene/check';
-import { copyDoubles, type Doubles } from '../math/doubles';
+import { MAX_MAGNITUDE } from '../world/limits';
+import { copyDoubles, type Doubles } from '../../components/doubles';
 import { quatMulConjA } from '../math/quat';
 
 /** Rotation matrix, row major, of the current move (a move allocates nothing per element). */

@@ -10,7 +10,7 @@
  * every rig; but a crowd's rig stays in cache from one system to the next instead of being
  * read from memory by each (1000 humanoids are ~16 MB of state).
  */
-import type { PhysikWorld, RigGroup, RigRecord } from './world';
+import type { PhysikWorld, RigGroup, RigRecord } from '../world/world';
 import { scriptedTargets } from '../../systems/scriptedTargets';
 import { targetInterpolation } from '../../systems/targetInterpolation';
 import { wakeOnChange, sleepingClock } from '../../systems/sleep';

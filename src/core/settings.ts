@@ -3,7 +3,7 @@
  * Defaults are chosen to be stable for bone masses 0.25..100 and rigs in metres or
  * centimetres (implicit damping, inertia-scaled torsion springs, semi-implicit Euler).
  */
-import type { Settings } from '../scene/types';
+import type { Settings } from '../world/types';
 import { kinematicSolvers } from '../../systems/ik/registry';
 
 export const defaultSettings: Readonly<Settings> = Object.freeze({

@@ -29,8 +29,8 @@
  * - Other rigs in the same world are not touched.
  */
 import { storeLayout } from '../../components';
-import type { Settings } from '../scene/types';
-import { findRig, type PhysikWorld, type RigRecord } from './world';
+import type { Settings } from '../world/types';
+import { findRig, type PhysikWorld, type RigRecord } from '../world/world';
 
 type Field = Float64Array | Int32Array | Uint8Array;
 /** A store's field: double fields are plain arrays (components/store.ts), kept as Float64Arrays in a snapshot. */

@@ -27,7 +27,7 @@
  *   there.
  */
 import { Application, BitmapText, Container, Graphics } from 'pixi.js';
-import type { PhysikWorld } from '../core/world';
+import type { PhysikWorld } from '../world/world';
 import {
   SeriesBuffer, WINDOW_SECONDS, STATUS_COLOURS, formatValue, hudStatus, plotRange, plotY,
   type PlotRange,

@@ -17,9 +17,9 @@
  * Limits: snapshots cost about 14 kB per frame for an 18-bone rig (kept only on request);
  * bit-identical resumption holds for the PhysIK solver (see src/core/snapshot.ts).
  */
-import { findRig, type PhysikWorld } from '../core/world';
+import { findRig, type PhysikWorld } from '../world/world';
 import { step } from '../core/pipeline';
-import { attachmentPoint } from '../core/attachment';
+import { attachmentPoint } from '../world/attachment';
 import { restoreRig, snapshotInto, type RigSnapshot } from '../core/snapshot';
 import { captureFrame, createRecording, type Recording } from './recording';
 

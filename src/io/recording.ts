@@ -12,8 +12,8 @@
  * length, 0)); the root's rest head is `restHead`.
  */
 import type { PhysikWorld } from '../core';
-import { findRig } from '../core/world';
-import { copyDoubles, type Doubles } from '../math/doubles';
+import { findRig } from '../world/world';
+import { copyDoubles, type Doubles } from '../../components/doubles';
 
 export type Vec3 = [number, number, number];
 export type Quat = [number, number, number, number];

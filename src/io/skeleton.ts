@@ -52,7 +52,7 @@
  * Limits: one skeleton per call; the rest pose only (no motion); positions are taken as
  * given (the root's head stays where the file puts it).
  */
-import { pointsDiameter } from '../core/rigScale';
+import { pointsDiameter } from '../world/rigScale';
 import { MAX_BONES, MAX_MAGNITUDE } from '../scene/check';
 import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
 

@@ -3,7 +3,7 @@
  * offsets, for hot loops (no allocation). Quaternions are (x, y, z, w), three.js order; rotations are active.
  */
 
-import type { Doubles } from './doubles';
+import type { Doubles } from '../../components/doubles';
 
 /** Length of (x, y, z): Math.hypot is not inlined by V8 and boxes its arguments. */
 export function len3(x: number, y: number, z: number): number {

@@ -14,7 +14,7 @@ import type { Scene } from '../scene/types';
 import { loadRapier } from './load';
 import { buildRapierMirror } from './mirror';
 import { summarisePlan, type JointModel, type MirrorJointKind } from './jointPlan';
-import type { Doubles } from '../math/doubles';
+import type { Doubles } from '../../components/doubles';
 
 export interface CrosscheckOptions {
   /** Steps to run (default: the scene's). */

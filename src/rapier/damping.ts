@@ -26,7 +26,7 @@
  * plain masses; 'halve' halves the ω₀ the mirror reads back (and a torque −I ω₀/dt takes the
  * body's own ω' = 2 ω₀ down to it).
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 
 /**
  * Per depth-first index, into `out` (4 per index): the effective mass and principal inertia

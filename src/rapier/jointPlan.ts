@@ -18,7 +18,7 @@
  *
  * `capabilityTable` is the same statement as a table for the README and the CLI.
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 
 export type JointModel = 'impulse' | 'multibody';
 export const jointModels: readonly JointModel[] = ['impulse', 'multibody'];

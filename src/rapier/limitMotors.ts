@@ -20,7 +20,7 @@
  * maximum torque 0 still costs Rapier a constraint row per axis.
  */
 import type * as RapierTypes from '@dimforge/rapier3d-compat';
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 import type { Rapier } from './load';
 import { jointAngles, limitExcess, limitStiffness, hardStopOver, HARD_STOP_FACTOR } from './torsion';
 

@@ -16,7 +16,7 @@
  * work uses preallocated typed arrays and reuses one vector and one quaternion for getters.
  */
 import type * as RapierTypes from '@dimforge/rapier3d-compat';
-import { findRig, type PhysikWorld, type RigRecord } from '../core/world';
+import { findRig, type PhysikWorld, type RigRecord } from '../world/world';
 import { quatMul, quatRotate, quatRotateArr, quatRotateInvArr } from '../math/quat';
 import { loadRapier, type Rapier } from './load';
 import { planJoints, type JointModel, type JointPlanEntry, jointModels } from './jointPlan';
@@ -24,7 +24,7 @@ import { controlSpringForces, type SpringState } from './springs';
 import { emulatedTorsion } from './torsion';
 import { LimitMotors } from './limitMotors';
 import { dampingModel } from './damping';
-import { copyDoubles } from '../math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 export interface MirrorOptions {
   /** 'impulse' (default) or 'multibody' joints. */

@@ -16,7 +16,7 @@
  * geometric term |a − head| k |r| dt², which the mirror folds into the body's mass
  * properties for the step (damping.ts explains how a step starts from them).
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 import { SPRING_CAPPED } from '../../components';
 
 /** The mirror's state and outputs, per depth-first index (3 or 4 numbers, or 1 for the extras). */

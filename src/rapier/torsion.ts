@@ -22,7 +22,7 @@
  * each body (Rapier takes principal inertias in a fixed frame), which bounds it from above.
  * Without the inertia term the damping part alone diverged (k·dt/I ≫ 1/dt on a light hand).
  */
-import type { PhysikWorld, RigRecord } from '../core/world';
+import type { PhysikWorld, RigRecord } from '../world/world';
 import type { Settings } from '../scene/types';
 import type { AngularLimitStore, BoneStore } from '../../components';
 import { quatMulConjA, quatToRotationVector } from '../math/quat';

@@ -11,7 +11,7 @@
  * not move the bone direction, so its arc sweeps the joint frame's +Z instead.
  */
 import { quatMul } from '../math/quat';
-import type { Doubles } from '../math/doubles';
+import type { Doubles } from '../../components/doubles';
 
 /** Segments per limit arc. */
 export const LIMIT_ARC_SEGMENTS = 32;

@@ -7,6 +7,7 @@
  * crowd's copies would be given. Every check is linear in the size of its input.
  */
 import type { Scene, Vec3Tuple } from './types';
+import { MAX_BONES, MAX_STEPS, MAX_MAGNITUDE } from '../world/limits';
 
 export interface SceneIssue {
   path: string;
@@ -14,13 +15,7 @@ export interface SceneIssue {
 }
 
 /**
- * Practical limits: values the schema's types allow but that would hang or overflow a run.
- * - MAX_BONES: bones in one rig (the benchmarks build 10,000-bone chains and trees; building a
- *   rig is quadratic in its bones, so 100,000 would take many minutes).
- * - MAX_STEPS: a scene's `steps` (the CLI's `--steps` cap).
- * - MAX_MAGNITUDE: any number of a scene, a settings patch, a control point or a target. A
- *   finite 1e308 passes "finite" but its square (a bone's inertia, a spring's energy) is
- *   Infinity, and NaN follows within a step; up to 1e9 every product the step forms stays finite.
+ * More practical limits (MAX_BONES, MAX_STEPS and MAX_MAGNITUDE are in src/world/limits.ts):
  * - MAX_PASSES: `settings.maxPasses`. A cap of 1e9 passes with an epsilon the solve cannot
  *   reach runs for hours per step.
  * - MAX_DEPTH: arrays and objects within each other (a scene needs 6: `rig.bones[i].limits.x`
@@ -28,9 +23,7 @@ export interface SceneIssue {
  *   anything else reads it: copying a path per level made a 100,000-level chain of arrays
  *   (a 200 KB file) take minutes to refuse.
  */
-export const MAX_BONES = 10_000;
-export const MAX_STEPS = 10_000_000;
-export const MAX_MAGNITUDE = 1e9;
+export { MAX_BONES, MAX_STEPS, MAX_MAGNITUDE };
 export const MAX_PASSES = 1_000_000;
 export const MAX_DEPTH = 32;
 

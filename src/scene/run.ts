@@ -8,7 +8,7 @@
  */
 import { createPhysikWorld, addRig, addRigs, step, readMetrics, readPose, type BonePose } from '../core';
 import type { Scene, Settings } from './types';
-import { copyDoubles } from '../math/doubles';
+import { copyDoubles } from '../../components/doubles';
 import { sceneCrowd } from './crowd';
 import { metricPath } from './check';
 

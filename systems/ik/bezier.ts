@@ -37,7 +37,7 @@
  * and 'path-independent' give the same pose. iterations = root-finder evaluations of λ.
  * k2 is per rig (`setBezierShape`, default 1.1); a setting `bezierEndWeight` would hold it.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
 import { solved } from './common';

@@ -60,11 +60,11 @@
  * Reference: SpehleonLP, "Inverse Kinematics Guide" (Cyclic Coordinate Descent Solver;
  * Advice: DFS order, colinear bump), shared/reference/001_b2883e4615f574de.txt.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
-import { doubles, type Doubles } from '../../src/math/doubles';
+import { doubles, type Doubles } from '../../components/doubles';
 import type { SolveResult } from './registry';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
@@ -223,7 +223,7 @@ export function goalErrors(world: PhysikWorld, T: IkRig): void {
   for (let g = 0; g < T.goalCount; g++) {
     const cp = T.goalCp[g]!, c3 = cp * 3, g3 = g * 3;
     {
-      // attachmentPoint (src/core/attachment.ts) written out over T's arrays, the same arithmetic:
+      // attachmentPoint (src/world/attachment.ts) written out over T's arrays, the same arithmetic:
       // head + at·(tail − head) + R·offset, as head + R (offset + (0, at·L, 0))
       const b = T.cpBoneEntity[cp]!, q = b * 4, b3 = b * 3;
       const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;

@@ -5,7 +5,7 @@
  * they move it; `kinematicSolve` then derives velocities from the change, and forward
  * kinematics and metrics run as for PhysIK.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import type { SolveResult } from './registry';
 import { quatMul, quatFromRotationVector, quatNormalize } from '../../src/math/quat';
 import { jointRotationVector } from '../torsionSprings';

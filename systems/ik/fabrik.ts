@@ -46,10 +46,10 @@
  * they cannot all be reached; a chain lying exactly on the line to its target (straight rest
  * pose, target straight ahead and closer) cannot bend (the guide's colinear degenerate case).
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components';
 import { quatMul, quatMulConjA, quatNormalize } from '../../src/math/quat';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 import type { SolveResult } from './registry';
 import { clampToLimits, refreshPose, solved } from './common';
 

@@ -62,7 +62,7 @@
  * S. R. Buss, "Introduction to Inverse Kinematics with Jacobian Transpose, Pseudoinverse and
  * Damped Least Squares methods" (2004) for α and the nullspace projection.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
 import { jointRotationVector } from '../torsionSprings';

@@ -39,7 +39,7 @@
  * velocity removed per step) and goal stiffness 1; settings worth adding: `massSpringDamping`,
  * `massSpringGoalStiffness`.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED } from '../../components/Rig';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';

@@ -3,7 +3,7 @@
  * comparison lists them. A solver poses one rig
  * toward its goals and reports the iterations it used and a status (STATUS_* of components/Rig).
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { fabrik } from './fabrik';
 import { ccd } from './ccd';
 import { jacobianTranspose, dls } from './jacobian';

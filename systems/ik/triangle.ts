@@ -42,11 +42,11 @@
  * fraction of the chain's mean link length). Settings worth adding: `triangleDelta`,
  * `triangleTurnDeg`.
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotate, quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './registry';
 import { solved } from './common';
-import { attachmentPoint } from '../../src/core/attachment';
+import { attachmentPoint } from '../../src/world/attachment';
 import {
   AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, quatArc, refreshEffectorLink, restorePose, type GoalLinks,
 } from './twoBone';

@@ -48,12 +48,12 @@
  * Status: converged when every goal is within ikTolerance × rig height, else stalled (no exact
  * solution: out of reach or limited); diverged if a result was not finite (nothing written).
  */
-import type { PhysikWorld, RigRecord } from '../../src/core/world';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
 import type { SolveResult } from './registry';
-import { attachmentPoint } from '../../src/core/attachment';
+import { attachmentPoint } from '../../src/world/attachment';
 
 // ───────────────────────────── shared chain helpers ─────────────────────────────
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, setTarget, step, type PhysikWorld } from '../../src/core';
 import type { RigDescription, Settings } from '../../src/scene/types';
-import type { RigRecord } from '../../src/core/world';
+import type { RigRecord } from '../../src/world/world';
 import { SPRING_CAPPED } from '../../components';
 import { limitSpringEnergy } from '../../systems/torsionSprings';
 import { springEnergy } from '../../systems/controlSprings';

@@ -66,7 +66,7 @@ describe('crowd', () => {
 
   it('a crowd added to a running world grows its stores without disturbing the rig already there', () => {
     // the stores start small (64 entities) and grow once for the whole crowd, past the size
-    // where their arrays are joined from chunks (src/math/doubles.ts)
+    // where their arrays are joined from chunks (components/doubles.ts)
     const alone = crowdWorld(1, 5), grown = crowdWorld(1, 5);
     step(alone.world, 60); step(grown.world, 60);
     const crowd = addRigs(grown.world, crowdOf(humanoid, 120, { seed: 9 })).map((h) => h.rig);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createPhysikWorld, addRig, step, setTarget, readMetrics, setSettings, type RigInput } from '../../src/core';
 import { runThroughSolve, rng, randVec, type V3 } from './helpers';
 import type { BoneDescription } from '../../src/scene/types';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 /** Accelerations (linear and angular, per bone) after one solve, for the given joint solve. */
 function solvedAccelerations(input: RigInput, interJoint: 'iterative' | 'exact', warmSteps: number): Float64Array {

@@ -17,7 +17,7 @@ import { loadSceneFile } from '../../src/scene/loadFile';
 import { runScene } from '../../src/scene/run';
 import { jointRotationVector } from '../../systems/torsionSprings';
 import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../systems/ik/bezier';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 const scenes = join(__dirname, '../../scenes');
 const C3: V3 = [-3.448, -2.697, 2.657];

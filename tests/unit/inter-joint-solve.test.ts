@@ -14,7 +14,7 @@ import type { RigInput } from '../../src/core/rig';
 import { STATUS_CONVERGED } from '../../components';
 import { build, chainBones, humanoidBones, humanoidControlPoints, matVec, norm, runThroughSolve, scale, symFull, v3 } from './helpers';
 import { checkNewton, jointMismatch, pointAcc } from './jointChecks';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 const EPS = 1e-9;
 

@@ -13,7 +13,7 @@ import type { Settings } from '../../src/scene/types';
 import { applyFrame, createRecorder, recordSteps, rewindTo } from '../../src/io/recorder';
 import { localRotation, type Recording } from '../../src/io/recording';
 import { recordingToClip, trackNodeName } from '../../src/io/clip';
-import { copyDoubles, type Doubles } from '../../src/math/doubles';
+import { copyDoubles, type Doubles } from '../../components/doubles';
 
 const scene = parseSceneText(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 

@@ -18,7 +18,7 @@ import { coupledSolveForm } from '../../systems/interJointSolve';
 import type { BoneDescription } from '../../src/scene/types';
 import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from './helpers';
 import { checkNewton, jointMismatch } from './jointChecks';
-import type { Doubles } from '../../src/math/doubles';
+import type { Doubles } from '../../components/doubles';
 
 const rigs: Record<string, () => RigInput> = {
   'pinned chain bent against tight limits': () => ({

@@ -13,7 +13,7 @@ import {
 import { jointRotationVector } from '../../systems/torsionSprings';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from './helpers';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 const AXES: V3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 /** The vector each axis's arc sweeps: the bone direction for swing (x, z), the frame's +Z for twist (y). */

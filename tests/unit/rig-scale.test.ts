@@ -1,5 +1,5 @@
 /**
- * A rig's scale (Rig.height, src/core/rigScale.ts): the diameter of its rest pose, exact
+ * A rig's scale (Rig.height, src/world/rigScale.ts): the diameter of its rest pose, exact
  * (against all pairs of heads and tails) up to EXACT_DIAMETER_POINTS distinct points, a
  * bound between the diameter and twice it beyond; unchanged, to rounding, when the rig is
  * turned and moved (moveRig measures it again), where the largest side of the axis-aligned
@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, moveRig } from '../../src/core';
-import { EXACT_DIAMETER_POINTS, pointsDiameter } from '../../src/core/rigScale';
+import { EXACT_DIAMETER_POINTS, pointsDiameter } from '../../src/world/rigScale';
 import type { BoneDescription } from '../../src/scene/types';
 import { matVec, quatMatrix, rng, type Q } from './helpers';
 

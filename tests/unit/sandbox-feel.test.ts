@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { addControlPoint, addRig, createPhysikWorld, getSettings, readPose, setTarget, step, type PhysikWorld } from '../../src/core';
-import { findRig } from '../../src/core/world';
+import { findRig } from '../../src/world/world';
 import { parseScene } from '../../src/scene/load';
 import type { Scene } from '../../src/scene/types';
 import { applyFeel, feelForScene, sceneStatesOwnFeel, SANDBOX_FEEL, setTargetNow } from '../../src/app/feel';

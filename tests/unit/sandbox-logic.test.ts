@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { addRig, createPhysikWorld, readPose, setTarget, step } from '../../src/core';
-import { findRig } from '../../src/core/world';
+import { findRig } from '../../src/world/world';
 import { parseScene } from '../../src/scene/load';
 import { createHistory } from '../../src/app/history';
 import { activeEdit, addPointEdit, freshName, moveTargetEdit, removePointEdit, type RigRef } from '../../src/app/edits';

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addRig, createPhysikWorld, onSettle, readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../src/core';
-import type { RigRecord } from '../../src/core/world';
+import type { RigRecord } from '../../src/world/world';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import { checkExpect, runScene, summaryMetric } from '../../src/scene/run';
 import { chainBones } from './helpers';

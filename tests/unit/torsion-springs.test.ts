@@ -13,7 +13,7 @@ import { jointRotationVector, torsionSprings } from '../../systems/torsionSpring
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../systems/metrics';
 import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from './helpers';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 

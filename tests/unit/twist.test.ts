@@ -1,7 +1,7 @@
 /**
  * Twist, the rotation of a bone about its own axis: damped at the rate swing gets in total
  * (systems/damping.ts), and limited by a spring scaled by the bone's own inertia about that
- * axis (src/core/rig.ts limitInertiaScale, systems/torsionSprings.ts), with the limits' energy
+ * axis (src/world/derivedSettings.ts limitInertiaScale, systems/torsionSprings.ts), with the limits' energy
  * weighted per axis the same way wherever it is measured.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import type { BoneDescription, Settings } from '../../src/scene/types';
 import { damping } from '../../systems/damping';
 import { jointRotationVector, limitRotationVector, limitSpringEnergy, torsionSprings } from '../../systems/torsionSprings';
 import { forwardKinematics } from '../../systems/forwardKinematics';
-import { copyDoubles } from '../../src/math/doubles';
+import { copyDoubles } from '../../components/doubles';
 import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from './helpers';
 import { probeTwist } from '../bench/twist';
 

@@ -5,7 +5,7 @@
  */
 import type { PhysikWorld, RigRecord } from './world';
 import { len3 } from '../math/quat';
-import { MAX_MAGNITUDE } from '../scene/check';
+import { MAX_MAGNITUDE } from './limits';
 import { wakeRig } from './wake';
 
 /** The pivot of polar interpolation for control point cp, written to out[0..2]. */

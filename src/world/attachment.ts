@@ -4,7 +4,7 @@
  * settings module's registry loads) can use it without an import cycle.
  */
 import type { PhysikWorld } from './world';
-import type { Doubles } from '../math/doubles';
+import type { Doubles } from '../../components/doubles';
 
 export function attachmentPoint(world: PhysikWorld, cp: number, out: Doubles, o: number): void {
   const { Bone, ControlPoint } = world.physik;
