@@ -114,9 +114,11 @@ describe('fabrik: limits', () => {
     expect(worst).toBeLessThan(1e-9);
     expect(m.solveStatus).toBe('stalled');
     expect(poseFinite(world, r)).toBe(true);
-    // pointing straight at it misses by |4 − distance| (0.646); FABRIK with clamping gets 0.496
-    // (the best limited pose, by random search, gets 0.062: clamping is not an optimiser)
+    // pointing straight at it misses by |4 − distance| (0.646); the best limited pose, by random
+    // search, gets 0.062 (curled as far as the limits go, turned toward it); limits inside the
+    // passes and the turn about the base get 0.0616 (clamping after placement got 0.496)
     expect(m.maxTargetError).toBeLessThan(Math.abs(4 - norm(target)));
+    expect(m.maxTargetError).toBeLessThan(0.065);
   });
 });
 
@@ -226,6 +228,10 @@ describe('fabrik: modes and robustness', () => {
       expect(s.peakLimitViolationDeg).toBeLessThan(1e-9);
       expect(s.rootTravel).toBeLessThan(1e-9); // the floating torso stays where it is
       for (const e of Object.values(s.targetErrors)) expect(Number.isFinite(e)).toBe(true);
+      // the hand reaches while the feet stay pinned (the torso turns for the hand): within a
+      // millimetre from step to step; from rest each step, 10 iterations leave the feet 1.7 mm off
+      const near = ikMode === 'path-dependent' ? 1e-3 : 3e-3;
+      for (const e of Object.values(s.targetErrors)) expect(e).toBeLessThan(near);
     }
   });
 });
