@@ -39,7 +39,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotateArr } from '../../src/math/quat';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { solved } from './common';
 import {
   AIM, KEEP, beginPass, twoBonePositions3D, carriedRest, closedFormStatus, effectorLocal, endPass, goalLinks, hingeTwist, type GoalLinks,

@@ -65,7 +65,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../compone
 import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
 import { doubles, type Doubles } from '../../components/doubles';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 
 /** Angle of the colinear bump (radians): small, but large enough to start a bend in a few iterations. */
 export const BUMP = 0.05;

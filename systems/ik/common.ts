@@ -6,7 +6,7 @@
  * kinematics and metrics run as for PhysIK.
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { quatMul, quatFromRotationVector, quatNormalize } from '../../src/math/quat';
 import { jointRotationVector } from '../torsionSprings';
 import { forwardPositionsOf } from '../forwardKinematics';

@@ -97,7 +97,7 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components';
 import { quatMul, quatMulConjA, quatNormalize, quatToRotationVector, quatFromRotationVector, quatRotateArr, quatRotateInvArr } from '../../src/math/quat';
 import { copyDoubles, type Doubles } from '../../components/doubles';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { clampToLimits, refreshPose, solved } from './common';
 
 /** Gauss-Newton iterations of one joint's projection into its box (it stops sooner when done). */

@@ -71,7 +71,7 @@ import {
   BUMP, axisLocked, collectGoals, hasLimits, keepPose, markChains, undoPose, computeLocals, frameAxis, goalErrors, goalsFinite, ikRig, jointFrame,
   pivotOf, resetToRest, restoreStart, rebuildFromLocals, rotateWorld, saveStart, type IkRig,
 } from './ccd';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 
 /** Largest turn of one bone in one iteration (radians). */
 const MAX_STEP = 0.4;

@@ -42,7 +42,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED } from '../../components/Rig';
 import { quatRotateArr } from '../../src/math/quat';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { solved } from './common';
 import { AIM, beginPass, boneName, endPass, hingeTwist, maxGoalError, maxGoalErrorOut } from './twoBone';
 

@@ -3,7 +3,7 @@
  * comparison lists them. A solver poses one rig
  * toward its goals and reports the iterations it used and a status (STATUS_* of components/Rig).
  */
-import type { PhysikWorld, RigRecord } from '../../src/world/world';
+import type { KinematicSolver } from './solver';
 import { fabrik } from './fabrik';
 import { ccd } from './ccd';
 import { jacobianTranspose, dls } from './jacobian';
@@ -12,8 +12,7 @@ import { twoBoneSolve } from './twoBone';
 import { triangleSolve } from './triangle';
 import { bezierSolve } from './bezier';
 
-export interface SolveResult { iterations: number; status: number }
-export type KinematicSolver = (world: PhysikWorld, rig: RigRecord) => SolveResult;
+export type { SolveResult, KinematicSolver } from './solver';
 
 export const kinematicSolvers: Record<string, KinematicSolver> = {
   fabrik,

@@ -44,7 +44,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotate, quatRotateArr } from '../../src/math/quat';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { solved } from './common';
 import { attachmentPoint } from '../../src/world/attachment';
 import {

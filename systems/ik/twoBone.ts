@@ -52,7 +52,7 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
-import type { SolveResult } from './registry';
+import type { SolveResult } from './solver';
 import { attachmentPoint } from '../../src/world/attachment';
 
 // ───────────────────────────── shared chain helpers ─────────────────────────────
