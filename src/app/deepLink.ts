@@ -8,16 +8,13 @@
  */
 import { getSettings } from '../core';
 import { settingEnums } from '../core/settings';
-import type { Sandbox } from './main';
+import type { Sandbox } from './sandbox';
 import type { JointModel } from '../rapier/jointPlan';
 import { CROWD_MAX } from './simScene';
 import { feelProblem, SANDBOX_FEEL } from './feel';
 
-/** Joint models of the Rapier ghost (the mirror's; listed here so the page needs nothing of src/rapier until the ghost is on). */
-export const rapierJointModels: readonly JointModel[] = ['impulse', 'multibody'];
-/** Where the Rapier ghost is drawn: over the main rig, or beside it. */
-export type RapierPlacement = 'overlaid' | 'beside';
-export const rapierPlacements: readonly RapierPlacement[] = ['overlaid', 'beside'];
+import { rapierJointModels, type RapierPlacement } from './rapierChoices';
+export { rapierJointModels, rapierPlacements, type RapierPlacement } from './rapierChoices';
 
 /** Every solver name the settings accept (PhysIK first). */
 export const solverNames: readonly string[] = settingEnums.solver!;

@@ -24,7 +24,7 @@ import { settingEnums } from '../core/settings';
 import type { Settings } from '../scene/types';
 import { readDroppedFile } from './drop';
 import type { ExportKind } from './recording';
-import type { Sandbox } from './main';
+import type { Sandbox } from './sandbox';
 import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
 import { CROWD_MAX } from './simScene';
 import { WORKER_MODE_OFF } from './workerMode';

@@ -25,7 +25,7 @@ import type { RigRecord } from '../world/world';
 import type { GhostFrame, GhostSource } from '../render/view';
 import { jointRadiusOf } from '../render/view';
 import type { JointModel, RapierMirror, Rapier } from '../rapier';
-import { rapierJointModels } from './deepLink';
+import { rapierJointModels } from './rapierChoices';
 
 /** Most rigs mirrored (a crowd's first ones). */
 export const MAX_RAPIER_RIGS = 16;

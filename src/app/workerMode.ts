@@ -40,7 +40,8 @@ import { installFileDrop } from './drop';
 import { createPoseBuffer, createPoseReader, poseLayoutOf, META_STEP_MS, type PoseReader } from './poseBuffer';
 import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
 import { CONTROL_INTS, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
-import type { Sandbox, SandboxOptions } from './main';
+import type { Sandbox } from './sandbox';
+import type { SandboxOptions } from './deepLink';
 import type { RecordingControls } from './recording';
 import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, setTargetNow, type Feel, type FeelState } from './feel';
 
