@@ -25,8 +25,9 @@
  *   the pipeline) took 2.1-2.4 µs (a 1000-bone chain, 18,018 bones of humanoids) and one
  *   joint in one Gauss-Seidel pass of the iterative inter-joint solve 2.2 µs (a 200-bone
  *   chain at 20,000 passes a step: 8.9 s a step), so 1e9 is about half an hour at most.
- *   Counted in the worst case: every run a command makes (compare: one per solver and
- *   finish; the expect block's variants when it is checked) for all its steps; the iterative
+ *   Counted in the worst case: every run a command makes (compare: two per solver and
+ *   finish, its warm-up and its timed run; the expect block's variants when it is checked)
+ *   for all its steps; the iterative
  *   solve at its pass cap every step (settings.maxPasses, or 5 × joints² when 0, and never
  *   more than a million joint visits a step: systems/interJointSolve.ts); a kinematic solver at
  *   settings.ikIterations every step.
@@ -96,9 +97,15 @@ export function runsOf(scene: Scene, options: BoundOptions = {}): PlannedRun[] {
   const runs: PlannedRun[] = [];
   const command = options.command ?? 'run';
   if (command === 'compare') {
-    for (const solver of settingEnums.solver!) runs.push({ settings: { ...scene.settings, solver, finish: 'none' }, path: 'settings', crowd: true });
+    // each solver's run and its warm-up (the same run, untimed)
+    for (const solver of settingEnums.solver!) {
+      const run: PlannedRun = { settings: { ...scene.settings, solver, finish: 'none' }, path: 'settings', crowd: true };
+      runs.push(run, run);
+    }
     for (const finish of settingEnums.finish!) {
-      if (finish !== 'none') runs.push({ settings: { ...scene.settings, solver: 'physik', finish: finish as Settings['finish'] }, path: 'settings', crowd: true });
+      if (finish === 'none') continue;
+      const run: PlannedRun = { settings: { ...scene.settings, solver: 'physik', finish: finish as Settings['finish'] }, path: 'settings', crowd: true };
+      runs.push(run, run);
     }
   } else if (command === 'crosscheck') {
     // PhysIK and its Rapier mirror, counted alike

@@ -53,6 +53,12 @@ export interface RunSummary {
    * a short run's msPerStep is mostly that warm-up.
    */
   msPerStepSteady: number;
+  /**
+   * The median wall time of the steps in which the rig was stepped (not asleep): what one step
+   * of the solver costs, with the few slow steps of a cold process (V8 compiling) and the free
+   * steps of a sleeping rig both out of the middle. `physik compare` reports it after a warm-up.
+   */
+  msPerStepMedian: number;
   finite: boolean;
   divergedSteps: number;
   peakKineticEnergy: number;
@@ -154,12 +160,16 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
 
   let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0, steadyElapsed = 0;
   const steadyFrom = Math.max(0, steps - STEADY_STEPS);
+  const awakeTimes = new Float64Array(steps);
+  let awakeSteps = 0;
   for (let s = 0; s < steps; s++) {
+    const asleep = world.physik.Rig.sleeping[handle.rig] === 1;
     const t0 = performance.now();
     step(world, 1);
     const dt = performance.now() - t0;
     elapsed += dt;
     if (s >= steadyFrom) steadyElapsed += dt;
+    if (!asleep) awakeTimes[awakeSteps++] = dt;
     const m = readMetrics(world, handle.rig);
     if (m.kineticEnergy > peakKE) peakKE = m.kineticEnergy;
     if (m.maxLimitViolationDeg > peakLimit) peakLimit = m.maxLimitViolationDeg;
@@ -212,6 +222,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     passesPerStep: m.passesPerStep,
     msPerStep: steps > 0 ? elapsed / steps : 0,
     msPerStepSteady: steps > 0 ? steadyElapsed / (steps - steadyFrom) : 0,
+    msPerStepMedian: median(awakeTimes.subarray(0, awakeSteps)),
     finite,
     divergedSteps: m.divergedSteps,
     peakKineticEnergy: peakKE,
@@ -265,4 +276,12 @@ export function checkExpect(scene: Scene, summary: RunSummary): ExpectResult {
     checks.push({ what: `compare: ${c.name}: variant finite`, ok: variant.finite, detail: `variant finite = ${variant.finite}` });
   }
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/** The median of some values (0 for none); sorts them in place. */
+function median(values: Float64Array): number {
+  if (values.length === 0) return 0;
+  values.sort();
+  const h = values.length >> 1;
+  return values.length % 2 === 1 ? values[h]! : 0.5 * (values[h - 1]! + values[h]!);
 }
