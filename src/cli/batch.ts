@@ -4,7 +4,7 @@
  *
  * Each scene runs alone in a fresh world (runScene), whichever thread runs it, so a batch's
  * results are the same numbers as running the files one by one in this process (bit for bit;
- * only the wall-clock fields msPerStep, msPerStepSteady and msPerSolve differ). Work is handed out one file at
+ * only the wall-clock fields msPerStep, msPerStepSteady, msPerStepMedian and msPerSolve differ). Work is handed out one file at
  * a time to whichever worker is free (a long scene does not hold back the rest); results are
  * put back in file order. A file that cannot be loaded or run gives an error entry (its
  * message names the file and the JSON path) and the batch goes on; so does a scene over the

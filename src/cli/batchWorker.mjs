@@ -12,7 +12,7 @@ if (existsSync(source)) {
   register();
   ({ runJob } = await import(source.href));
 } else {
-  ({ runJob } = await import('./batch.ts'));
+  ({ runJob } = await import('./batch.js'));
 }
 parentPort.on('message', (m) => {
   parentPort.postMessage({ index: m.index, result: runJob(m.job) });

@@ -194,7 +194,7 @@ export function checkReferences(data: unknown): SceneIssue[] {
 export const SUMMARY_METRICS: readonly string[] = [
   'steps', 'converged', 'stepsToConverge', 'loadResidual', 'springLoad', 'loadRatio', 'static',
   'maxEndSpeed', 'maxTargetError', 'meanTargetError', 'maxJointGap', 'maxLimitViolationDeg',
-  'kineticEnergy', 'passesPerStep.mean', 'passesPerStep.max', 'msPerStep', 'msPerStepSteady',
+  'kineticEnergy', 'passesPerStep.mean', 'passesPerStep.max', 'msPerStep', 'msPerStepSteady', 'msPerStepMedian',
   'finite', 'divergedSteps', 'peakKineticEnergy', 'peakLimitViolationDeg', 'peakEndSpeed',
   'secondaryMotion', 'rootTravel', 'height', 'iterations.mean', 'iterations.max', 'msPerSolve',
   'maxBendDeg', 'bendVariation', 'restDeviation',

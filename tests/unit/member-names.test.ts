@@ -39,7 +39,7 @@ const load = (names: string[], extra: Record<string, unknown> = {}) => parseScen
 
 /** A summary with its name-keyed parts renamed from `from` to `to`, through JSON as the CLI prints it. */
 function renamed(summary: RunSummary, from: string[], to: string[]): unknown {
-  const json = JSON.parse(JSON.stringify({ ...summary, msPerStep: 0, msPerStepSteady: 0, msPerSolve: 0 })) as Record<string, Record<string, unknown>>;
+  const json = JSON.parse(JSON.stringify({ ...summary, msPerStep: 0, msPerStepSteady: 0, msPerStepMedian: 0, msPerSolve: 0 })) as Record<string, Record<string, unknown>>;
   const rename = (o: Record<string, unknown>) => {
     const out: [string, unknown][] = Object.entries(o).map(([k, v]) => [to[from.indexOf(k)] ?? k, v]);
     return Object.fromEntries(out);
