@@ -16,7 +16,7 @@
  */
 import { addRig, addRigs, removeRig, type PhysikWorld } from '../core';
 import { sceneCrowd } from '../scene/crowd';
-import { CROWD_MAX } from '../scene/schema';
+import { CROWD_MAX } from '../core/validation/schema';
 import type { Scene } from '../scene/types';
 
 /** Most copies in a crowd (the panel's, the deep link's and a scene's `crowd.count` limit). */

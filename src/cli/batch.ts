@@ -16,7 +16,7 @@ import { loadSceneFile } from '../scene/loadFile';
 import { SceneError } from '../scene/load';
 import { runScene, checkExpect, summaryMetric, type RunSummary, type ExpectResult } from '../scene/run';
 import { workBounds } from '../scene/bounds';
-import { formatPath } from '../scene/check';
+import { formatPath } from '../core/validation/check';
 import type { ExpectRange, Scene } from '../scene/types';
 
 export interface BatchJob {

@@ -10,9 +10,9 @@ import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } 
 import { forwardKinematicsOf } from '../../systems/forwardKinematics';
 import { measureDiagnostics } from '../../systems/metrics';
 import { statusNames, type SolveStatus } from '../../components';
-import { settingsPatchSchema } from '../scene/schema';
-import { issuesFromZod, SceneError } from '../scene/load';
-import { checkSettingsLimits, checkStructure } from '../scene/check';
+import { settingsPatchSchema } from './validation/schema';
+import { issuesFromZod, SceneError } from './validation/parse';
+import { checkSettingsLimits, checkStructure } from './validation/check';
 import type { Settings } from '../world/types';
 import { quatMulConjA, quatRotate } from '../math/quat';
 import { copyDoubles } from '../../components/doubles';

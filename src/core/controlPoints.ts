@@ -8,7 +8,7 @@
  */
 import { addComponent, addEntity, removeEntity } from 'bitecs';
 import { ensureCapacity, SPRING_CAPPED, SPRING_LINEAR } from '../../components';
-import { parseControlPoint, SceneError } from '../scene/load';
+import { parseControlPoint, SceneError } from './validation/parse';
 import type { ControlPointDescription } from '../world/types';
 import { attachmentPoint } from '../world/attachment';
 import { findRig, type PhysikWorld, type RigRecord } from '../world/world';

@@ -5,7 +5,7 @@
 import { addEntity, addComponent, removeEntity } from 'bitecs';
 import { ensureCapacity } from '../../components';
 import { quatFromDirectionRoll, quatMulConjA, quatRotate } from '../math/quat';
-import { parseScene } from '../scene/load';
+import { parseScene } from './validation/parse';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../world/types';
 import type { PhysikWorld, RigRecord } from '../world/world';
 import { applyDerivedSettings } from '../world/derivedSettings';

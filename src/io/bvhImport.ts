@@ -24,7 +24,7 @@
  * exporter writes); a joint's second End Site is ignored with a warning. `motion` holds the
  * file's raw channel values (file axes and units, degrees): it is not converted to the rig.
  */
-import { MAX_BONES } from '../scene/check';
+import { MAX_BONES } from '../core/validation/check';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
 import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';

@@ -36,7 +36,7 @@ import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { Vector3, type Object3D } from 'three';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
-import { MAX_BONES } from '../scene/check';
+import { MAX_BONES } from '../core/validation/check';
 import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {

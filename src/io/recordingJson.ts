@@ -15,7 +15,7 @@
  * e.g. `rec.json: rotations: expected 4 × 18 × 61 numbers, got 100`.
  */
 import { z } from 'zod';
-import { formatPath } from '../scene/check';
+import { formatPath } from '../core/validation/check';
 import type { Recording, RecordedBone, Quat, Vec3 } from './recording';
 
 export const RECORDING_FORMAT = 'physik-recording';

@@ -53,7 +53,7 @@
  * given (the root's head stays where the file puts it).
  */
 import { pointsDiameter } from '../world/rigScale';
-import { MAX_BONES, MAX_MAGNITUDE } from '../scene/check';
+import { MAX_BONES, MAX_MAGNITUDE } from '../core/validation/check';
 import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
 
 export interface SkeletonJoint {

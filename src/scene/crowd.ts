@@ -15,7 +15,7 @@
 import type { ControlPointDescription, RigDescription, Scene, ScriptEvent, Vec3Tuple } from './types';
 import type { RigInput } from '../core/rig';
 import { mulberry32 } from '../math/random';
-import { crowdWanderer } from './check';
+import { crowdWanderer } from '../core/validation/check';
 
 export interface CrowdOptions {
   /** Distance between neighbours on the floor (default 1.5 × the rig's largest extent guess: 1.5). */

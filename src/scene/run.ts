@@ -10,7 +10,7 @@ import { createPhysikWorld, addRig, addRigs, step, readMetrics, readPose, type B
 import type { Scene, Settings } from './types';
 import { copyDoubles } from '../../components/doubles';
 import { sceneCrowd } from './crowd';
-import { metricPath } from './check';
+import { metricPath } from '../core/validation/check';
 
 export interface RunOptions {
   steps?: number;

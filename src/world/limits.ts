@@ -1,6 +1,6 @@
 /**
  * Practical limits on what the plugin takes: values the types allow but that would hang or
- * overflow a run. Scene validation (src/scene/check.ts) and the API's setters hold input to them.
+ * overflow a run. Scene validation (src/core/validation/check.ts) and the API's setters hold input to them.
  * - MAX_BONES: bones in one rig (the benchmarks build 10,000-bone chains and trees; building a
  *   rig is quadratic in its bones, so 100,000 would take many minutes).
  * - MAX_STEPS: a scene's `steps` (the CLI's `--steps` cap).

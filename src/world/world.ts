@@ -9,7 +9,7 @@ import {
   createRigStore, type BoneStore, type JointStore, type AngularLimitStore,
   type ControlPointStore, type RigStore,
 } from '../../components';
-import type { ScriptEvent, Settings } from '../world/types';
+import type { ScriptEvent, Settings } from './types';
 
 export interface RigRecord {
   eid: number;

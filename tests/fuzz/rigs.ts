@@ -32,7 +32,7 @@
 import fc from 'fast-check';
 import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../src/core';
 import { defaultSettings, settingEnums, settingRanges } from '../../src/core/settings';
-import { settingsPatchSchema } from '../../src/scene/schema';
+import { settingsPatchSchema } from '../../src/core/validation/schema';
 import { limitRotationVector } from '../../systems/torsionSprings';
 import { storeLayout } from '../../components/store';
 import type { AxisLimit, BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';

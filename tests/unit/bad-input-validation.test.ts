@@ -23,7 +23,7 @@ import { getAllEntities } from 'bitecs';
 import { addControlPoint, addRig, createPhysikWorld, setSettings, step, type PhysikWorld } from '../../src/core';
 import { parseScene, parseSceneText, SceneError, validateScene } from '../../src/scene/load';
 import { loadSceneFile } from '../../src/scene/loadFile';
-import { checkMagnitudes, MAX_DEPTH, SUMMARY_METRICS, CROWD_METRICS } from '../../src/scene/check';
+import { checkMagnitudes, MAX_DEPTH, SUMMARY_METRICS, CROWD_METRICS } from '../../src/core/validation/check';
 import { runScene, summaryMetric } from '../../src/scene/run';
 
 const tmp = mkdtempSync(join(tmpdir(), 'physik-bad-validation-'));

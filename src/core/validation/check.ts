@@ -6,8 +6,8 @@
  * are skipped here. Also the practical limits (MAX_*: size, nesting, magnitudes) and what a
  * crowd's copies would be given. Every check is linear in the size of its input.
  */
-import type { Scene, Vec3Tuple } from './types';
-import { MAX_BONES, MAX_STEPS, MAX_MAGNITUDE } from '../world/limits';
+import type { Scene, Vec3Tuple } from '../../world/types';
+import { MAX_BONES, MAX_STEPS, MAX_MAGNITUDE } from '../../world/limits';
 
 export interface SceneIssue {
   path: string;

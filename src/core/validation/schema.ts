@@ -8,8 +8,8 @@
  * This module must stay free of Node imports (the browser sandbox uses it).
  */
 import { z } from 'zod';
-import type { Scene, Settings, Vec3Tuple } from './types';
-import { defaultSettings, settingEnums, settingRanges } from '../core/settings';
+import type { Scene, Settings, Vec3Tuple } from '../../world/types';
+import { defaultSettings, settingEnums, settingRanges } from '../settings';
 
 /** Strict object (typos in keys are errors) whose unknown-key issue lists the allowed keys. */
 function strict<T extends z.ZodRawShape>(shape: T) {
