@@ -152,6 +152,7 @@ function substeps(world: PhysikWorld, rig: RigRecord, k: number): boolean {
       controlSprings(world);
       torsionSprings(world);
       gyroscopicTorques(world);
+      { const user = world.physik.userSystems.forces; for (let k = 0; k < user.length; k++) user[k]!(world); }
       interJointSolve(world);
       integrate(world);
       if (Rig.substeps[rig.eid] === 0) return false;

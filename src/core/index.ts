@@ -7,10 +7,10 @@
  *   step(world, 100);
  *   readPose(world, rig); readMetrics(world, rig);
  */
-export { createPhysikWorld, installPhysik, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from '../world/world';
+export { createPhysikWorld, installPhysik, steppingRigs, type PhysikWorld, type PhysikOptions, type SettleEvent, type SettleListener } from '../world/world';
 export { addRig, addRigs, removeRig, type RigInput, type RigHandle } from './rig';
 export { addControlPoint, removeControlPoint, describeControlPoint } from './controlPoints';
-export { step, physikPipeline, type System } from './pipeline';
+export { step, physikPipeline, addSystem, removeSystem, type System, type UserPhase } from './pipeline';
 export {
   setTarget, setControlPointActive, setSettings, getSettings, readPose, readMetrics, resetRig, onSettle,
   type BonePose, type RigMetrics,

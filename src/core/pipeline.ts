@@ -10,7 +10,7 @@
  * every rig; but a crowd's rig stays in cache from one system to the next instead of being
  * read from memory by each (1000 humanoids are ~16 MB of state).
  */
-import type { PhysikWorld, RigGroup, RigRecord } from '../world/world';
+import type { PhysikWorld, RigGroup, RigRecord, System, UserPhase } from '../world/world';
 import { scriptedTargets } from '../../systems/scriptedTargets';
 import { targetInterpolation } from '../../systems/targetInterpolation';
 import { wakeOnChange, sleepingClock } from '../../systems/sleep';
@@ -28,7 +28,36 @@ import { forwardKinematics } from '../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../systems/metrics';
 import { settling } from '../../systems/settling';
 
-export type System = (world: PhysikWorld) => void;
+export type { System, UserPhase };
+
+/** The user's systems of one phase, as a system of the pipeline (nothing to do when there are none). */
+function userPhase(phase: UserPhase): System {
+  return (world) => {
+    const list = world.physik.userSystems[phase];
+    for (let k = 0; k < list.length; k++) list[k]!(world);
+  };
+}
+const beforeStep = userPhase('beforeStep'), userForces = userPhase('forces'), afterPose = userPhase('afterPose'), afterStep = userPhase('afterStep');
+
+/**
+ * Add a system of your own to a phase of the step (see UserPhase), after those already there;
+ * it sees the rigs of its phase through `steppingRigs(world)`. Per world.
+ */
+export function addSystem(world: PhysikWorld, phase: UserPhase, system: System): void {
+  const list = world.physik.userSystems[phase];
+  if (!list) throw new Error(`addSystem: unknown phase "${String(phase)}" (expected beforeStep, forces, afterPose or afterStep)`);
+  if (typeof system !== 'function') throw new Error(`addSystem: expected a function (world) => void, got ${typeof system}`);
+  list.push(system);
+}
+
+/** Take a system added with addSystem out of its phase; false when it was not there. */
+export function removeSystem(world: PhysikWorld, phase: UserPhase, system: System): boolean {
+  const list = world.physik.userSystems[phase];
+  const i = list ? list.indexOf(system) : -1;
+  if (i < 0) return false;
+  list!.splice(i, 1);
+  return true;
+}
 
 /** A phase: systems run over one list of each group (see `steppingRigs`). */
 interface Phase { rigs: (group: RigGroup) => RigRecord[]; systems: readonly System[] }
@@ -57,6 +86,7 @@ const simulatedRigs = (group: RigGroup) => group.simulated;
 const awakeRigs = (group: RigGroup) => group.awake;
 
 export const physikPipeline: readonly System[] = Object.freeze([
+  beforeStep,          // the user's 'beforeStep' systems (addSystem)
   scriptedTargets,     // timed target moves from the scene's script
   targetInterpolation, // effective targets advance toward their targets (eq. 12)
   wakeOnChange,        // changed rigs wake; lists this step's awake and simulated rigs, in groups
@@ -65,6 +95,7 @@ export const physikPipeline: readonly System[] = Object.freeze([
     controlSprings,    // zero-length springs pull attachments to effective targets
     torsionSprings,    // per-axis torques enforce angular limits
     gyroscopicTorques, // −ω × (I ω), the free rotation taken implicitly
+    userForces,        // the user's 'forces' systems
     interJointSolve,   // joint forces so bones accelerate together at joints (eqs. 3-11)
     momentumBudget,    // momentum the step should keep, energy it starts with
     integrate,         // angular velocity and rotation (and a floating root's centre); guarded
@@ -76,8 +107,10 @@ export const physikPipeline: readonly System[] = Object.freeze([
     conservationProjection, // momentum kept, no energy gained (a rigid correction)
     metrics,           // step count, load residual, rest detection
     settling,          // status and its events, hybrid finish, sleep
+    afterPose,         // the user's 'afterPose' systems
   ] }),
   sleepingClock,       // sleeping rigs keep the script's time
+  afterStep,           // the user's 'afterStep' systems
 ]);
 
 /** Run the pipeline n times. */

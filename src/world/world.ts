@@ -88,7 +88,21 @@ export interface PhysikContext {
   group: RigGroup | null;
   /** Called when a rig's settling status changes (systems/settling.ts; `onSettle` in the API). */
   settleListeners: SettleListener[];
+  /** The user's systems, by the phase they run in (`addSystem` in the API; src/core/pipeline.ts). */
+  userSystems: Record<UserPhase, System[]>;
 }
+
+/** A system: one stage of the step, run over the rigs `steppingRigs(world)` returns. */
+export type System = (world: PhysikWorld) => void;
+
+/**
+ * Where a user's system runs in the step: 'beforeStep' first, over every rig (set targets,
+ * drive control points); 'forces' after the plugin's forces and before the joint solve, over
+ * the rigs PhysIK simulates (add to Bone.force and Bone.torque; it runs again in each substep of
+ * a retried step); 'afterPose' after forward kinematics and the metrics, over the awake rigs
+ * (read poses); 'afterStep' last, over every rig.
+ */
+export type UserPhase = 'beforeStep' | 'forces' | 'afterPose' | 'afterStep';
 
 /** Consecutive awake rigs stepped together (PhysikContext.groups): its share of each list. */
 export interface RigGroup {
@@ -132,6 +146,7 @@ function createContext(options: PhysikOptions = {}): PhysikContext {
     groups: [],
     group: null,
     settleListeners: [],
+    userSystems: { beforeStep: [], forces: [], afterPose: [], afterStep: [] },
   };
 }
 

@@ -1,0 +1,59 @@
+/**
+ * A user's own systems in the step's phases (addSystem): they run where their phase says, see
+ * the rigs of the phase, and act on the simulation (a 'forces' system's force moves the rig).
+ */
+import { describe, expect, it } from 'vitest';
+import { addRig, addSystem, createPhysikWorld, readPose, removeSystem, step, steppingRigs, type PhysikWorld } from '../../src/core';
+
+function arm(world: PhysikWorld) {
+  return addRig(world, {
+    rig: { name: 'arm', root: 'pinned', bones: [
+      { name: 'upper', parent: null, direction: [1, 0, 0], length: 0.3 },
+      { name: 'fore', parent: 'upper', direction: [1, 0, 0], length: 0.3 },
+    ] },
+    controlPoints: [{ name: 'hand', bone: 'fore' }],
+    settings: { sleepWhenConverged: false },
+  });
+}
+
+describe('addSystem', () => {
+  it('runs each phase once a step, in the order of the step, over the rigs of its phase', () => {
+    const world = createPhysikWorld();
+    arm(world);
+    const calls: string[] = [];
+    for (const phase of ['afterStep', 'afterPose', 'forces', 'beforeStep'] as const) {
+      addSystem(world, phase, (w) => { calls.push(`${phase}:${steppingRigs(w).length}`); });
+    }
+    step(world, 2);
+    expect(calls).toEqual(['beforeStep:1', 'forces:1', 'afterPose:1', 'afterStep:1', 'beforeStep:1', 'forces:1', 'afterPose:1', 'afterStep:1']);
+  });
+
+  it("a 'forces' system moves the rig: a downward force on every bone makes the arm hang, and stops when removed", () => {
+    const world = createPhysikWorld();
+    const { rig, controlPoints } = arm(world);
+    // the hand's spring off: only the user's force acts
+    world.physik.ControlPoint.active[controlPoints.hand!] = 0;
+    const gravity = (w: PhysikWorld) => {
+      const { Bone } = w.physik;
+      for (const r of steppingRigs(w)) for (const b of r.bones) Bone.force[b * 3 + 1] -= 9.81 * Bone.mass[b]!;
+    };
+    addSystem(world, 'forces', gravity);
+    step(world, 200);
+    const tip = readPose(world, rig)['fore']!.tail;
+    expect(tip[1]).toBeLessThan(-0.3);
+    expect(removeSystem(world, 'forces', gravity)).toBe(true);
+    expect(removeSystem(world, 'forces', gravity)).toBe(false);
+    // without a force the rig keeps still in another world: the same arm stays straight
+    const still = createPhysikWorld();
+    const other = arm(still);
+    still.physik.ControlPoint.active[other.controlPoints.hand!] = 0;
+    step(still, 200);
+    expect(readPose(still, other.rig)['fore']!.tail[1]).toBeCloseTo(0, 9);
+  });
+
+  it('refuses an unknown phase or something that is not a function', () => {
+    const world = createPhysikWorld();
+    expect(() => addSystem(world, 'later' as never, () => {})).toThrow(/unknown phase "later"/);
+    expect(() => addSystem(world, 'forces', 42 as never)).toThrow(/expected a function/);
+  });
+});
