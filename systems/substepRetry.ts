@@ -26,7 +26,7 @@
  * Allocation: the saved state (systems/rigState.ts) grows once to the largest rig retried; nothing per step.
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
-import { steppingRigs } from '../src/world/world';
+import { runUserSystems, steppingRigs } from '../src/world/world';
 import { STATUS_DIVERGED } from '../components';
 import { damping } from './damping';
 import { controlSprings } from './controlSprings';
@@ -152,7 +152,7 @@ function substeps(world: PhysikWorld, rig: RigRecord, k: number): boolean {
       controlSprings(world);
       torsionSprings(world);
       gyroscopicTorques(world);
-      { const user = world.physik.userSystems.forces; for (let k = 0; k < user.length; k++) user[k]!(world); }
+      runUserSystems(world, 'forces');
       interJointSolve(world);
       integrate(world);
       if (Rig.substeps[rig.eid] === 0) return false;

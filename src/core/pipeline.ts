@@ -10,7 +10,7 @@
  * every rig; but a crowd's rig stays in cache from one system to the next instead of being
  * read from memory by each (1000 humanoids are ~16 MB of state).
  */
-import type { PhysikWorld, RigGroup, RigRecord, System, UserPhase } from '../world/world';
+import { runUserSystems, type PhysikWorld, type RigGroup, type RigRecord, type System, type UserPhase } from '../world/world';
 import { scriptedTargets } from '../../systems/scriptedTargets';
 import { targetInterpolation } from '../../systems/targetInterpolation';
 import { wakeOnChange, sleepingClock } from '../../systems/sleep';
@@ -32,10 +32,7 @@ export type { System, UserPhase };
 
 /** The user's systems of one phase, as a system of the pipeline (nothing to do when there are none). */
 function userPhase(phase: UserPhase): System {
-  return (world) => {
-    const list = world.physik.userSystems[phase];
-    for (let k = 0; k < list.length; k++) list[k]!(world);
-  };
+  return (world) => runUserSystems(world, phase);
 }
 const beforeStep = userPhase('beforeStep'), userForces = userPhase('forces'), afterPose = userPhase('afterPose'), afterStep = userPhase('afterStep');
 

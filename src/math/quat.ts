@@ -195,3 +195,25 @@ export function quatFromRotationVector(out: Doubles, oo: number, v: Doubles, vo:
   const s = Math.sin(0.5 * angle) / angle;
   out[oo] = x * s; out[oo + 1] = y * s; out[oo + 2] = z * s; out[oo + 3] = Math.cos(0.5 * angle);
 }
+
+/**
+ * Shortest-arc rotation taking unit vector a = a[ao..] to unit vector b = b[bo..] into out[o];
+ * 180° about a perpendicular axis when they are opposite. (Arrays in: V8 boxes floating-point
+ * arguments of calls it does not inline.)
+ */
+export function quatArc(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!;
+  const d = ax * bx + ay * by + az * bz;
+  if (d < -1 + 1e-12) {
+    // a × (least aligned world axis)
+    const x = Math.abs(ax), y = Math.abs(ay), z = Math.abs(az);
+    let px: number, py: number, pz: number;
+    if (x <= y && x <= z) { px = 0; py = az; pz = -ay; } else if (y <= z) { px = -az; py = 0; pz = ax; } else { px = ay; py = -ax; pz = 0; }
+    const n = Math.sqrt(px * px + py * py + pz * pz);
+    out[o] = px / n; out[o + 1] = py / n; out[o + 2] = pz / n; out[o + 3] = 0;
+    return;
+  }
+  const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx, w = 1 + d;
+  const n = Math.sqrt(cx * cx + cy * cy + cz * cz + w * w);
+  out[o] = cx / n; out[o + 1] = cy / n; out[o + 2] = cz / n; out[o + 3] = w / n;
+}

@@ -104,6 +104,12 @@ export type System = (world: PhysikWorld) => void;
  */
 export type UserPhase = 'beforeStep' | 'forces' | 'afterPose' | 'afterStep';
 
+/** Run the user's systems of a phase, in the order they were added. */
+export function runUserSystems(world: PhysikWorld, phase: UserPhase): void {
+  const list = world.physik.userSystems[phase];
+  for (let k = 0; k < list.length; k++) list[k]!(world);
+}
+
 /** Consecutive awake rigs stepped together (PhysikContext.groups): its share of each list. */
 export interface RigGroup {
   awake: RigRecord[];

@@ -95,7 +95,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components';
-import { quatMul, quatMulConjA, quatNormalize, quatToRotationVector, quatFromRotationVector, quatRotateArr, quatRotateInvArr } from '../../src/math/quat';
+import { quatArc, quatMul, quatMulConjA, quatNormalize, quatToRotationVector, quatFromRotationVector, quatRotateArr, quatRotateInvArr } from '../../src/math/quat';
 import { copyDoubles, type Doubles } from '../../components/doubles';
 import type { SolveResult } from './solver';
 import { clampToLimits, refreshPose, solved } from './common';
@@ -187,7 +187,7 @@ const rootCentre = new Float64Array(3);
  */
 const errOut = new Float64Array(2);
 const straightDir = new Float64Array(3);
-/** Vectors of the helpers below: u (0..2) and w (3..5) of `arcOf`; the result lands in `arcQ`. */
+/** The two unit vectors of a shortest arc (quatArc: from 0..2 onto 3..5), and the arc, `arcQ`. */
 const av = new Float64Array(6);
 const arcQ = new Float64Array(4);
 /**
@@ -219,7 +219,7 @@ const tsHead = new Float64Array(3);
 let tsStraight = false;
 let attachS: Doubles = new Float64Array(0);
 let bonesS: ArrayLike<number> = [];
-const tTau = new Float64Array(2); // [0] τ, [1] error at τ (Infinity where the bone's own box is left)
+const tTau = new Float64Array(3); // [0] τ, [1] error at τ (Infinity where the bone's own box is left), [2] the real error at no roll
 const tv = new Float64Array(8);
 let tsForward = true;
 let tsBone = 0; // the bone being rolled (depth-first index)
@@ -268,29 +268,12 @@ function growIndex(maxEid: number): void {
 
 // ---------- rotations and boxes ----------
 
-/** arcQ ← the shortest arc taking unit av[0..2] onto unit av[3..5] (a half turn about a fixed perpendicular when opposite). */
-function arcOf(): void {
-  const ux = av[0]!, uy = av[1]!, uz = av[2]!, wx = av[3]!, wy = av[4]!, wz = av[5]!;
-  const d = ux * wx + uy * wy + uz * wz;
-  if (d < -1 + 1e-12) {
-    // perpendicular to u: u × (the axis u is least along)
-    const ax = Math.abs(ux), ay = Math.abs(uy), az = Math.abs(uz);
-    let px: number, py: number, pz: number;
-    if (ax <= ay && ax <= az) { px = 0; py = uz; pz = -uy; } else if (ay <= az) { px = -uz; py = 0; pz = ux; } else { px = uy; py = -ux; pz = 0; }
-    const pl = Math.sqrt(px * px + py * py + pz * pz);
-    arcQ[0] = px / pl; arcQ[1] = py / pl; arcQ[2] = pz / pl; arcQ[3] = 0;
-    return;
-  }
-  arcQ[0] = uy * wz - uz * wy; arcQ[1] = uz * wx - ux * wz; arcQ[2] = ux * wy - uy * wx; arcQ[3] = 1 + d;
-  quatNormalize(arcQ, 0);
-}
-
 /** out ← rotation `src` turned by the shortest arc from its +Y axis onto unit direction a[ao..ao+2]. */
 function aimFrom(out: Float64Array, oo: number, src: Doubles, so: number, a: Doubles, ao: number): void {
   const x = src[so]!, y = src[so + 1]!, z = src[so + 2]!, w = src[so + 3]!;
   av[0] = 2 * (x * y - z * w); av[1] = 1 - 2 * (x * x + z * z); av[2] = 2 * (y * z + x * w);
   av[3] = a[ao]!; av[4] = a[ao + 1]!; av[5] = a[ao + 2]!;
-  arcOf();
+  quatArc(arcQ, 0, av, 0, av, 3);
   quatMul(out, oo, arcQ, 0, src, so);
   quatNormalize(out, oo);
 }
@@ -618,6 +601,7 @@ function searchRoll(): boolean {
   tTau[0] = 0;
   rollReal();
   const real0 = tTau[1]!;
+  tTau[2] = real0;
   const worst0 = real0 > e0 ? real0 : e0;
   if (worst0 < LOCAL_ANGLE) {
     // nearly there: parabolic steps on the roll from e at 0 and ±h (the error is smooth there)
@@ -641,13 +625,7 @@ function searchRoll(): boolean {
     }
     if (!(f < e0 - 1e-12)) return false;
     tTau[0] = t;
-    rollReal();
-    if (!(tTau[1]! <= Math.max(real0, TWIST_EPS) + 1e-12)) return false;
-    tTau[0] = t;
-    rolled();
-    tq[0] = tw[0]!; tq[1] = tw[1]!; tq[2] = tw[2]!; tq[3] = tw[3]!;
-    quatNormalize(tq, 0);
-    return true;
+    return acceptRoll();
   }
   rollEnd(1); const tHi = tv[7]!;
   rollEnd(-1); const tLo = tv[7]!;
@@ -686,9 +664,19 @@ function searchRoll(): boolean {
     if (f2 < bestE) { bestE = f2; bestT = x2; }
   }
   tTau[0] = bestT;
+  return acceptRoll();
+}
+
+/**
+ * The roll found (tTau[0]), kept only when the real error it leaves is no worse than the one
+ * without rolling (tTau[2]) or within the reach tolerance tEps: then tq ← that rolled rotation,
+ * and true. (Arguments in the scratch: V8 boxes doubles passed to calls it does not inline.)
+ */
+function acceptRoll(): boolean {
+  const t = tTau[0]!, real0 = tTau[2]!;
   rollReal();
-  if (!(tTau[1]! <= Math.max(real0, TWIST_EPS) + 1e-12)) return false;
-  tTau[0] = bestT;
+  if (!(tTau[1]! <= Math.max(real0, tEps[0]!) + 1e-12)) return false;
+  tTau[0] = t;
   rolled();
   tq[0] = tw[0]!; tq[1] = tw[1]!; tq[2] = tw[2]!; tq[3] = tw[3]!;
   quatNormalize(tq, 0);
@@ -1101,8 +1089,7 @@ function fitRotation(cnt: number): void {
       const sl = Math.sqrt(sx * sx + sy * sy + sz * sz), tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
       if (sl > tiny && tl > tiny) {
         av[0] = sx / sl; av[1] = sy / sl; av[2] = sz / sl; av[3] = tx / tl; av[4] = ty / tl; av[5] = tz / tl;
-        arcOf();
-        wQ[0] = arcQ[0]!; wQ[1] = arcQ[1]!; wQ[2] = arcQ[2]!; wQ[3] = arcQ[3]!;
+        quatArc(wQ, 0, av, 0, av, 3);
         if (cnt === 1) return; // one vector: the arc is the answer
         continue;
       }

@@ -43,12 +43,12 @@
  * `triangleTurnDeg`.
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
-import { quatRotate, quatRotateArr } from '../../src/math/quat';
+import { quatArc, quatRotate, quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './solver';
 import { solved } from './common';
 import { attachmentPoint } from '../../src/world/attachment';
 import {
-  AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, quatArc, refreshEffectorLink, restorePose, type GoalLinks,
+  AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, refreshEffectorLink, restorePose, type GoalLinks,
 } from './twoBone';
 
 const EPS = 1e-12;

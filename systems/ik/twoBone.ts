@@ -50,7 +50,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
-import { quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
+import { quatArc, quatFromAxisAngle, quatMul, quatMulConjA, quatRotate, quatRotateArr } from '../../src/math/quat';
 import { clampToLimits, refreshPose, solved } from './common';
 import type { SolveResult } from './solver';
 import { attachmentPoint } from '../../src/world/attachment';
@@ -60,28 +60,6 @@ import { attachmentPoint } from '../../src/world/attachment';
 const EPS = 1e-12;
 const hq = new Float64Array(16); // helper scratch (quats)
 const hv = new Float64Array(6); // helper scratch (vectors)
-
-/**
- * Shortest-arc rotation taking unit vector a = a[ao..] to unit vector b = b[bo..] into out[o];
- * 180° about a perpendicular axis when they are opposite. (Arrays in: V8 boxes floating-point
- * arguments of calls it does not inline.)
- */
-export function quatArc(out: Float64Array, o: number, a: Float64Array, ao: number, b: Float64Array, bo: number): void {
-  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!;
-  const d = ax * bx + ay * by + az * bz;
-  if (d < -1 + 1e-12) {
-    // a × (least aligned world axis)
-    const x = Math.abs(ax), y = Math.abs(ay), z = Math.abs(az);
-    let px: number, py: number, pz: number;
-    if (x <= y && x <= z) { px = 0; py = az; pz = -ay; } else if (y <= z) { px = -az; py = 0; pz = ax; } else { px = ay; py = -ax; pz = 0; }
-    const n = Math.sqrt(px * px + py * py + pz * pz);
-    out[o] = px / n; out[o + 1] = py / n; out[o + 2] = pz / n; out[o + 3] = 0;
-    return;
-  }
-  const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx, w = 1 + d;
-  const n = Math.sqrt(cx * cx + cy * cy + cz * cz + w * w);
-  out[o] = cx / n; out[o + 1] = cy / n; out[o + 2] = cz / n; out[o + 3] = w / n;
-}
 
 /**
  * quatArc, except that when a and b are opposite the half turn is about h[ho..] made

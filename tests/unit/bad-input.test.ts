@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { getAllEntities } from 'bitecs';
-import { main } from '../../src/cli/main';
+import { runCli as cli } from '../support/cli';
 import { addControlPoint, addRig, createPhysikWorld, setSettings, setTarget, step, type PhysikWorld } from '../../src/core';
 import { parseScene, parseSceneText, SceneError } from '../../src/scene/load';
 import { loadSceneFile } from '../../src/scene/loadFile';
@@ -248,12 +248,6 @@ async function errorOf(fn: () => unknown): Promise<Error> {
     return e as Error;
   }
   throw new Error('expected an error, but the input was accepted');
-}
-
-async function cli(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 function expectMessage(message: string, fragments: (string | RegExp)[]): void {

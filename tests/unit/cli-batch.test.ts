@@ -7,14 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main';
+import { runCli as capture } from '../support/cli';
 import { runBatch } from '../../src/cli/batch';
-
-async function capture(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 const scenes = join(__dirname, '../../scenes');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-batch-'));

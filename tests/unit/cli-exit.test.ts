@@ -10,13 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { main } from '../../src/cli/main';
-
-async function cli(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+import { runCli as cli } from '../support/cli';
 
 const root = join(__dirname, '../..');
 const bin = join(root, 'bin/physik.mjs');

@@ -8,19 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main';
+import { runCli as run } from '../support/cli';
 import { recordingFromJson } from '../../src/io/recordingJson';
 import { parseSceneText } from '../../src/scene/load';
 
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-io-'));
 const scenes = join(__dirname, '../../scenes');
 const fixtures = join(__dirname, '../fixtures/external');
-
-async function run(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('physik record', () => {
   it('writes the same frames as .json, .bvh and .glb', async () => {

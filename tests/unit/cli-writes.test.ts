@@ -10,14 +10,8 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { main } from '../../src/cli/main';
+import { runCli as cli } from '../support/cli';
 import { writeFileAtomic } from '../../src/io/atomicWrite';
-
-async function cli(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 const root = join(__dirname, '../..');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-writes-'));

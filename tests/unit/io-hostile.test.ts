@@ -24,19 +24,10 @@ import { ImportError, jointsToRig, type SkeletonJoint } from '../../src/io/skele
 import { bvhJointNames, recordingToBvh } from '../../src/io/bvhExport';
 import { recordingToGlb } from '../../src/io/gltfExport';
 import type { Quat, Recording, Vec3 } from '../../src/io/recording';
+import { errorOf } from '../support/errors';
 
 const root = join(__dirname, '../..');
 const loaders = join(root, 'node_modules/three/examples/jsm/loaders');
-
-/** The error `fn` throws (fails the test when it does not). */
-async function errorOf(fn: () => unknown): Promise<Error> {
-  try {
-    await fn();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected an error');
-}
 
 /** A .gltf text of the given nodes (and skins), default scene holding node 0. */
 const gltfOf = (nodes: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ asset: { version: '2.0' }, scenes: [{ nodes: [0] }], nodes, ...extra });

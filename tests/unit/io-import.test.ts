@@ -21,21 +21,12 @@ import { importBvh, parseBvh } from '../../src/io/bvhImport';
 import { importGltf } from '../../src/io/gltfImport';
 import { defaultControlPoints, ImportError, jointsToRig, type SkeletonJoint } from '../../src/io/skeleton';
 import { rng } from './helpers';
+import { errorOf } from '../support/errors';
 
 const fixtureUrl = (name: string) => new URL(`../fixtures/external/${name}`, import.meta.url);
 const text = (name: string) => readFileSync(fixtureUrl(name), 'utf8');
 const bytes = (name: string) => new Uint8Array(readFileSync(fixtureUrl(name)));
 const dist = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
-
-/** The error `fn` throws (fails the test when it does not). */
-async function errorOf(fn: () => unknown): Promise<Error> {
-  try {
-    await fn();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected an error');
-}
 
 /** Joint world positions at rest as three.js's BVHLoader reads them (end sites apart). */
 function bvhLoaderJoints(src: string): { joints: Vec3Tuple[]; ends: Vec3Tuple[]; loader: ReturnType<BVHLoader['parse']> } {

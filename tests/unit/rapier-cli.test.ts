@@ -3,13 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main';
-
-async function capture(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+import { runCli as capture } from '../support/cli';
 
 const scenes = join(__dirname, '../../scenes');
 

@@ -15,7 +15,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDynamicsCheck, type DynamicsCase, type DynamicsCheckResult, type DynamicsRun } from '../../src/rapier/dynamics';
-import { main } from '../../src/cli/main';
+import { runCli as capture } from '../support/cli';
 
 let result: DynamicsCheckResult;
 
@@ -103,12 +103,6 @@ describe('PhysIK dynamics against Rapier multibody joints', () => {
     await expect(runDynamicsCheck({ runs: [{ dt: 0.007, centripetal: true }] })).rejects.toThrow(/does not divide the release time 0\.6/);
   });
 });
-
-async function capture(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('physik crosscheck --dynamics', () => {
   it('prints both cases with a row per PhysIK dt and centripetal setting', async () => {

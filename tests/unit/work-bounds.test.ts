@@ -11,18 +11,11 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { main } from '../../src/cli/main';
+import { runCli as cli } from '../support/cli';
 import { cpuCount } from '../../src/cli/batch';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import { parseScene } from '../../src/scene/load';
 import { MAX_WORK, MAX_WORLD_BONES, workBounds } from '../../src/scene/bounds';
-
-async function cli(argv: string[]) {
-  const out: string[] = [], err: string[] = [];
-  const t0 = performance.now();
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
-  return { code, out: out.join('\n'), err: err.join('\n'), ms: performance.now() - t0 };
-}
 
 const root = join(__dirname, '../..');
 const scenes = join(root, 'scenes');
