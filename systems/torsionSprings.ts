@@ -53,23 +53,13 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { quatMulConjA, quatToRotationVector } from '../src/math/quat';
+import { jointRotationVector } from '../src/world/jointRotation';
 import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './limitCoupling';
 import { weldsOf, weldsActive } from './welds';
 
-const qRel = new Float64Array(4);
 const DEG = Math.PI / 180;
 /** Stiffness multiplier of a limit's spring past its hard-stop band (`limitHardStop`). */
 export const HARD_STOP_FACTOR = 50;
-
-/** Joint-frame rotation vector of bone b relative to its parent and rest pose, to out. */
-export function jointRotationVector(world: PhysikWorld, b: number, out: Float64Array): void {
-  const { Bone } = world.physik;
-  const p = Bone.parent[b]!;
-  quatMulConjA(qRel, 0, Bone.rot, p * 4, Bone.rot, b * 4); // local = parent⁻¹ · world
-  quatMulConjA(qRel, 0, Bone.restLocal, b * 4, qRel, 0); // relative to rest
-  quatToRotationVector(out, 0, qRel, 0);
-}
 
 /**
  * The joint's rotation vector as its limits see it, to out: jointRotationVector, or the same

@@ -55,7 +55,7 @@ import {
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { PhysikWorld } from '../core';
-import { jointRotationVector } from '../../systems/torsionSprings';
+import { jointRotationVector } from '../world/jointRotation';
 import {
   LIMIT_ARC_SEGMENTS, jointFrame, limitDirection, limitFanIndex, limitOutlineIndex,
   raySegmentClosest, writeLimitFan,

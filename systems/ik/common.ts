@@ -8,7 +8,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import type { SolveResult } from './solver';
 import { quatMul, quatFromRotationVector, quatNormalize } from '../../src/math/quat';
-import { jointRotationVector } from '../torsionSprings';
+import { jointRotationVector } from '../../src/world/jointRotation';
 import { forwardPositionsOf } from '../forwardKinematics';
 
 /**

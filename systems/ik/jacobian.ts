@@ -65,7 +65,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
 import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
-import { jointRotationVector } from '../torsionSprings';
+import { jointRotationVector } from '../../src/world/jointRotation';
 import { refreshPose, solved } from './common';
 import {
   BUMP, axisLocked, collectGoals, hasLimits, keepPose, markChains, undoPose, computeLocals, frameAxis, goalErrors, goalsFinite, ikRig, jointFrame,

@@ -15,7 +15,7 @@ import { build, chainBones, dist, norm, cross, sub, type V3, v3, q4, qAxisAngle,
 import { setTarget, step, readMetrics } from '../../src/core';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import { runScene } from '../../src/scene/run';
-import { jointRotationVector } from '../../systems/torsionSprings';
+import { jointRotationVector } from '../../src/world/jointRotation';
 import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../systems/ik/bezier';
 import { copyDoubles } from '../../components/doubles';
 

@@ -9,7 +9,7 @@ import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } fro
 import { runScene } from '../../src/scene/run';
 import { loadSceneFile } from '../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../src/scene/types';
-import { jointRotationVector } from '../../systems/torsionSprings';
+import { jointRotationVector } from '../../src/world/jointRotation';
 import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from './helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;

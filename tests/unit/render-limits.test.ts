@@ -10,7 +10,7 @@ import {
   LIMIT_ARC_SEGMENTS, jointFrame, limitDirection, limitFanIndex, limitOutlineIndex,
   raySegmentClosest, writeLimitFan,
 } from '../../src/render/limits';
-import { jointRotationVector } from '../../systems/torsionSprings';
+import { jointRotationVector } from '../../src/world/jointRotation';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from './helpers';
 import { copyDoubles } from '../../components/doubles';
