@@ -156,9 +156,13 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
       const h = b.head ?? [0, 0, 0];
       Bone.head[v3] = h[0]; Bone.head[v3 + 1] = h[1]; Bone.head[v3 + 2] = h[2];
     } else {
-      Bone.attach[v3] = 0;
-      Bone.attach[v3 + 1] = (b.attach ?? 1) * Bone.length[parent]!;
-      Bone.attach[v3 + 2] = 0;
+      if (b.offset) {
+        Bone.attach[v3] = b.offset[0]; Bone.attach[v3 + 1] = b.offset[1]; Bone.attach[v3 + 2] = b.offset[2];
+      } else {
+        Bone.attach[v3] = 0;
+        Bone.attach[v3 + 1] = (b.attach ?? 1) * Bone.length[parent]!;
+        Bone.attach[v3 + 2] = 0;
+      }
       quatMulConjA(Bone.restLocal, q4, Bone.restWorld, parent * 4, Bone.restWorld, q4);
       quatRotate(Bone.head, v3, Bone.rot, parent * 4, Bone.attach[v3]!, Bone.attach[v3 + 1]!, Bone.attach[v3 + 2]!);
       Bone.head[v3] += Bone.head[parent * 3]!;
@@ -212,19 +216,21 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
   for (let k = 0; k < n; k++) {
     const parent = boneEids[k]!;
     if (kids[k]!.length === 0) continue;
-    const groups = new Map<number, number[]>();
+    // keyed by the attachment point in the parent's frame (any offset, not only along the axis)
+    const groups = new Map<string, number[]>();
     for (const c of kids[k]!) {
       const child = boneEids[c]!;
-      const key = Bone.attach[child * 3 + 1]!;
+      const key = `${Bone.attach[child * 3]!},${Bone.attach[child * 3 + 1]!},${Bone.attach[child * 3 + 2]!}`;
       const list = groups.get(key);
       if (list) list.push(child);
       else groups.set(key, [child]);
     }
-    for (const [along, group] of groups) {
+    for (const group of groups.values()) {
       const j = newEntity(world);
       addComponent(world, j, tags.IsJoint);
       Joint.rig[j] = rigEid; Joint.parent[j] = parent; Joint.grounded[j] = 0;
-      Joint.point[j * 3] = 0; Joint.point[j * 3 + 1] = along; Joint.point[j * 3 + 2] = 0;
+      const c3 = group[0]! * 3;
+      Joint.point[j * 3] = Bone.attach[c3]!; Joint.point[j * 3 + 1] = Bone.attach[c3 + 1]!; Joint.point[j * 3 + 2] = Bone.attach[c3 + 2]!;
       jointEids.push(j); slotStart.push(slots.length);
       slots.push(parent);
       for (const kid of group) { slots.push(kid); Bone.joint[kid] = j; }

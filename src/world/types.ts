@@ -34,6 +34,13 @@ export interface BoneDescription {
   head?: Vec3Tuple;
   /** Where on the parent the head sits, 0 = parent's head, 1 = parent's tail (default 1). */
   attach?: number;
+  /**
+   * Where the head sits, anywhere on the parent: relative to the parent's head, in the
+   * parent's rest frame (+Y runs from its head to its tail). Replaces `attach` (a bone gives
+   * one or the other); `attach: a` is `offset: [0, a × parent length, 0]`. Imported skeletons
+   * use it to keep every joint where the file has it.
+   */
+  offset?: Vec3Tuple;
   /** Angular limits per axis of the joint frame (y along the bone), degrees. */
   limits?: { x?: AxisLimit; y?: AxisLimit; z?: AxisLimit };
   /** Torsion-spring stiffness for this joint's limits; overrides the rig setting. */

@@ -113,6 +113,12 @@ export function checkReferences(data: unknown): SceneIssue[] {
     if (field(b, 'head') !== undefined && typeof p === 'string') {
       add(['rig', 'bones', i, 'head'], `only the root bone may set head, but this bone has parent "${p}"`);
     }
+    if (field(b, 'offset') !== undefined && p === null) {
+      add(['rig', 'bones', i, 'offset'], 'the root bone has no parent to be offset from (expected head for its position)');
+    }
+    if (field(b, 'offset') !== undefined && field(b, 'attach') !== undefined) {
+      add(['rig', 'bones', i, 'offset'], 'expected either attach or offset, not both (offset says where on the parent the head sits)');
+    }
   });
 
   // Control points.

@@ -50,6 +50,7 @@ const boneSchema = strict({
   mass: num.gt(0).optional(),
   head: vec3.optional(),
   attach: unit.optional(),
+  offset: vec3.optional(),
   limits: strict({ x: axisLimit.optional(), y: axisLimit.optional(), z: axisLimit.optional() }).optional(),
   limitStiffness: num.gte(0).optional(),
 });
