@@ -22,7 +22,7 @@ import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { SPRING_CAPPED } from '../components';
 import { attachmentPoint } from '../src/world/attachment';
-import { len3 } from '../src/math/quat';
+import { len3 } from '../src/math/vec3';
 
 export function controlSprings(world: PhysikWorld): void {
   const { Bone, ControlPoint } = world.physik;

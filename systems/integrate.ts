@@ -19,7 +19,8 @@
  */
 import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { quatRotateByVector, quatMul, len3 } from '../src/math/quat';
+import { quatRotateByVector, quatMul } from '../src/math/quat';
+import { len3 } from '../src/math/vec3';
 import { weldsOf, weldsActive } from './welds';
 import { STATUS_DIVERGED } from '../components';
 

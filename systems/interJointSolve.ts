@@ -24,11 +24,11 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import type { Doubles } from '../components/doubles';
-import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/quat';
+import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/mat3';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
-import { exactJointForces } from './jointSolveExact';
-import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './limitCoupling';
-import { fastCoupledJointForces, fastAccelerations, fastCheck } from './limitCouplingFast';
+import { exactJointForces } from './jointSolve/exact';
+import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './jointSolve/coupledCompliance';
+import { fastCoupledJointForces, fastAccelerations, fastCheck } from './jointSolve/coupledArticulated';
 import { weldsOf, weldsActive } from './welds';
 
 const tmp = new Float64Array(6);

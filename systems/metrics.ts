@@ -14,7 +14,8 @@ import { steppingRigs } from '../src/world/world';
 import { STATUS_DIVERGED } from '../components';
 import { attachmentPoint } from '../src/world/attachment';
 import { limitRotationVector } from './torsionSprings';
-import { rotX, rotY, rotZ, len3 } from '../src/math/quat';
+import { rotX, rotY, rotZ } from '../src/math/quat';
+import { len3 } from '../src/math/vec3';
 
 const phi = new Float64Array(3);
 

@@ -30,10 +30,10 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED, statusNames } from '../components';
-import { forwardKinematicsOf } from './forwardKinematics';
+import { forwardKinematicsOf } from '../src/world/forwardKinematics';
 import { measureRig, measureDiagnostics } from './metrics';
 import { kinematicSolvers } from './ik/registry';
-import { restoreRigState, saveRigState, savedRigState } from './rigState';
+import { restoreRigState, saveRigState, savedRigState } from '../src/world/rigState';
 
 /** An improvement of the target error smaller than this fraction is not progress. */
 const PROGRESS = 1e-3;

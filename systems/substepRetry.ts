@@ -34,8 +34,9 @@ import { torsionSprings } from './torsionSprings';
 import { gyroscopicTorques } from './gyroscopicTorques';
 import { interJointSolve } from './interJointSolve';
 import { integrate } from './integrate';
-import { forwardKinematics, forwardKinematicsOf } from './forwardKinematics';
-import { restoreRigState, saveRigState, savedRigState } from './rigState';
+import { forwardKinematics } from './forwardKinematics';
+import { forwardKinematicsOf } from '../src/world/forwardKinematics';
+import { restoreRigState, saveRigState, savedRigState } from '../src/world/rigState';
 
 /** The last good state of the rig being retried. */
 const saved = savedRigState();

@@ -54,7 +54,7 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { jointRotationVector } from '../src/world/jointRotation';
-import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './limitCoupling';
+import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './jointSolve/coupledCompliance';
 import { weldsOf, weldsActive } from './welds';
 
 const DEG = Math.PI / 180;

@@ -7,7 +7,7 @@ import { findRig, type PhysikWorld, type RigRecord, type SettleListener } from '
 import { wakeRig } from '../world/wake';
 import { setTargetOf, setActiveOf } from '../world/targets';
 import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
-import { forwardKinematicsOf } from '../../systems/forwardKinematics';
+import { forwardKinematicsOf } from '../world/forwardKinematics';
 import { measureDiagnostics } from '../../systems/metrics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from './validation/schema';

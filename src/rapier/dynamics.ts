@@ -35,7 +35,7 @@ import type * as RapierTypes from '@dimforge/rapier3d-compat';
 import { addRig, createPhysikWorld, setControlPointActive, setTarget, step } from '../core';
 import { findRig, type PhysikWorld, type RigRecord } from '../world/world';
 import type { ControlPointDescription, RigDescription, Settings, Vec3Tuple } from '../scene/types';
-import { forwardKinematicsOf } from '../../systems/forwardKinematics';
+import { forwardKinematicsOf } from '../world/forwardKinematics';
 import { quatMul, quatRotate } from '../math/quat';
 import { loadRapier, type Rapier } from './load';
 

@@ -1,5 +1,5 @@
 /**
- * Forward kinematics: head, tail and centre of every bone from the root and the world
+ * Forward kinematics of a rig: head, tail and centre of every bone from the root and the world
  * rotations, in depth-first order; and the velocities of centres and heads from the root's
  * velocity and the angular velocities. A floating root is placed by its centre (its state);
  * a pinned root by its head.
@@ -9,26 +9,14 @@
  * per rig (a crowd of 1000) or per solver iteration (forwardKinematicsOf from the kinematic
  * solvers) added up.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
-import { steppingRigs } from '../src/world/world';
-import type { BoneStore, RigStore } from '../components';
-import type { Doubles } from '../components/doubles';
-
-export function forwardKinematics(world: PhysikWorld): void {
-  const { Bone, Rig } = world.physik;
-  const rigs = steppingRigs(world);
-  const { rot, head, tail, centre, length, attach, parent, angVel, vel, headVel } = Bone;
-  const { pinned, pin } = Rig;
-  for (let ri = 0; ri < rigs.length; ri++) {
-    const rig = rigs[ri]!;
-    fk(rot, head, tail, centre, length, attach, parent, angVel, vel, headVel, pinned[rig.eid] === 1, pin, rig.eid * 3, rig.bones);
-  }
-}
+import type { PhysikWorld, RigRecord } from './world';
+import type { BoneStore, RigStore } from '../../components';
+import type { Doubles } from '../../components/doubles';
 
 /** Forward kinematics of one rig. */
 export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
   const Bone: BoneStore = world.physik.Bone, Rig: RigStore = world.physik.Rig;
-  fk(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones);
+  placeBones(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones);
 }
 
 /**
@@ -39,10 +27,14 @@ export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
  */
 export function forwardPositionsOf(world: PhysikWorld, rig: RigRecord): void {
   const Bone: BoneStore = world.physik.Bone, Rig: RigStore = world.physik.Rig;
-  fk(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones, false);
+  placeBones(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones, false);
 }
 
-function fk(
+/**
+ * The pass itself over one rig's bones (parents before children), on the store's arrays read
+ * once by the caller; without `velocities` only the positions.
+ */
+export function placeBones(
   rot: Doubles, head: Doubles, tail: Doubles, centre: Doubles, length: Doubles, attach: Doubles,
   parentOf: Int32Array, angVel: Doubles, vel: Doubles, headVel: Doubles, pinned: boolean, pinArr: Doubles, pin: number, bones: Int32Array,
   velocities = true,

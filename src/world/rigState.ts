@@ -4,7 +4,7 @@
  * kinematics). Used by the divergence guard's retries and the hybrid finish to undo a try.
  * A saved state grows once to the largest rig it holds; saving and restoring allocate nothing.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
+import type { PhysikWorld, RigRecord } from './world';
 import { forwardKinematicsOf } from './forwardKinematics';
 
 const PER_BONE = 16;

@@ -4,7 +4,7 @@
  * a small move, or mode 'none', takes effect at once.
  */
 import type { PhysikWorld, RigRecord } from './world';
-import { len3 } from '../math/quat';
+import { len3 } from '../math/vec3';
 import { MAX_MAGNITUDE } from './limits';
 import { wakeRig } from './wake';
 

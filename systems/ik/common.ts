@@ -9,7 +9,7 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import type { SolveResult } from './solver';
 import { quatMul, quatFromRotationVector, quatNormalize } from '../../src/math/quat';
 import { jointRotationVector } from '../../src/world/jointRotation';
-import { forwardPositionsOf } from '../forwardKinematics';
+import { forwardPositionsOf } from '../../src/world/forwardKinematics';
 
 /**
  * A solver's result, in one shared object: `kinematicSolve` reads it at once, and a new object

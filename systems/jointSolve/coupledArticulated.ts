@@ -29,9 +29,9 @@
  * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); slot n (after the last bone) is the
  * world the root folds into; the coupling's u holds w.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
-import { bindSweep, type LimitCoupling } from './limitCoupling';
-import { doubles, type Doubles } from '../components/doubles';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
+import { bindSweep, type LimitCoupling } from './coupledCompliance';
+import { doubles, type Doubles } from '../../components/doubles';
 
 
 /**

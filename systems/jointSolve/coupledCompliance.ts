@@ -38,9 +38,10 @@
  * No allocation per step: K, the spring torques and the speculative springs per rig (a WeakMap
  * keyed by the rig record, grown once), the sweep values in one scratch all rigs share.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
-import { solveDense, invert3 } from './jointSolveExact';
-import { doubles, type Doubles } from '../components/doubles';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
+import { solveDense } from '../../src/math/dense';
+import { invert3 } from '../../src/math/mat3';
+import { doubles, type Doubles } from '../../components/doubles';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are

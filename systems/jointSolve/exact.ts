@@ -30,8 +30,10 @@
  *
  * No allocation: module scratch, grown (once) for the largest rig and number of children seen.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
-import type { Doubles } from '../components/doubles';
+import type { PhysikWorld, RigRecord } from '../../src/world/world';
+import type { Doubles } from '../../components/doubles';
+import { solveDense } from '../../src/math/dense';
+import { invert3 } from '../../src/math/mat3';
 
 /** Per lever of the current bone (its head first, then its children's heads): r (3) and B = J [r]ₓ (9). */
 let lever = new Float64Array(3 * 8);
@@ -106,36 +108,6 @@ function centripetalAt(angVel: Doubles, b: number, l: number, on: boolean): void
   cen[0] = wy * uz - wz * uy; cen[1] = wz * ux - wx * uz; cen[2] = wx * uy - wy * ux;
 }
 
-/** Solve the n×n system K X = R in place (R has w columns), partial pivoting; X left in R. */
-export function solveDense(K: Float64Array, R: Float64Array, n: number, w: number): void {
-  for (let col = 0; col < n; col++) {
-    let piv = col, best = Math.abs(K[col * n + col]!);
-    for (let row = col + 1; row < n; row++) {
-      const v = Math.abs(K[row * n + col]!);
-      if (v > best) { best = v; piv = row; }
-    }
-    if (piv !== col) {
-      for (let k = 0; k < n; k++) { const t = K[col * n + k]!; K[col * n + k] = K[piv * n + k]!; K[piv * n + k] = t; }
-      for (let k = 0; k < w; k++) { const t = R[col * w + k]!; R[col * w + k] = R[piv * w + k]!; R[piv * w + k] = t; }
-    }
-    const inv = 1 / K[col * n + col]!;
-    for (let row = col + 1; row < n; row++) {
-      const f = K[row * n + col]! * inv;
-      if (f === 0) continue;
-      for (let k = col; k < n; k++) K[row * n + k] -= f * K[col * n + k]!;
-      for (let k = 0; k < w; k++) R[row * w + k] -= f * R[col * w + k]!;
-    }
-  }
-  for (let row = n - 1; row >= 0; row--) {
-    const inv = 1 / K[row * n + row]!;
-    for (let k = 0; k < w; k++) {
-      let v = R[row * w + k]!;
-      for (let c = row + 1; c < n; c++) v -= K[row * n + c]! * R[c * w + k]!;
-      R[row * w + k] = v * inv;
-    }
-  }
-}
-
 /** k = 1 scratch: the 3×3 system K and its four right-hand sides R (3×4), row-major. */
 const K3 = new Float64Array(9);
 const R3 = new Float64Array(12);
@@ -183,21 +155,6 @@ function solve3(): void {
     R3[k] = (R3[k]! - k01 * x1 - k02 * x2) * i0;
     R3[4 + k] = x1; R3[8 + k] = x2;
   }
-}
-
-/**
- * General 3×3 inverse of m[mo..mo+8] (row-major) into out[oo..oo+8], written in any case; false
- * when the determinant is zero or not finite (out is then not an inverse).
- */
-export function invert3(out: Float64Array, oo: number, m: Float64Array, mo: number): boolean {
-  const a = m[mo]!, b = m[mo + 1]!, c = m[mo + 2]!, d = m[mo + 3]!, e = m[mo + 4]!, f = m[mo + 5]!, g = m[mo + 6]!, h = m[mo + 7]!, i = m[mo + 8]!;
-  const A = e * i - f * h, B = f * g - d * i, C = d * h - e * g;
-  const det = a * A + b * B + c * C;
-  const s = 1 / det;
-  out[oo] = A * s; out[oo + 1] = (c * h - b * i) * s; out[oo + 2] = (b * f - c * e) * s;
-  out[oo + 3] = B * s; out[oo + 4] = (a * i - c * g) * s; out[oo + 5] = (c * d - a * f) * s;
-  out[oo + 6] = C * s; out[oo + 7] = (b * g - a * h) * s; out[oo + 8] = (a * e - b * d) * s;
-  return det !== 0 && Number.isFinite(det);
 }
 
 /**

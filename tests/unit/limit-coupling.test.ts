@@ -13,7 +13,7 @@
 import { describe, expect, it } from 'vitest';
 import { readMetrics, step } from '../../src/core';
 import type { RigInput } from '../../src/core/rig';
-import { existingLimitCoupling } from '../../systems/limitCoupling';
+import { existingLimitCoupling } from '../../systems/jointSolve/coupledCompliance';
 import { coupledSolveForm } from '../../systems/interJointSolve';
 import type { BoneDescription } from '../../src/scene/types';
 import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from './helpers';
