@@ -16,7 +16,7 @@
  * pass cap (default 5 × joints², as in the original add-on) is hit. Status per step:
  * converged, stalled (cap hit) or diverged (non-finite).
  * 'exact': the same equations solved directly over the tree in one sweep up and one down
- * (see jointSolveExact.ts), linear in the number of bones.
+ * (see jointSolve/exact.ts), linear in the number of bones.
  *
  * Masses and inertias are the effective ones from the damping and torsion systems. The
  * centripetal term ω × (ω × r) of a point's acceleration (left out of eq. 2) is a setting.
@@ -299,7 +299,7 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
 }
 
 /**
- * The exact solve with the pressed limits coupled (limitCoupling.ts), in the fast
+ * The exact solve with the pressed limits coupled (jointSolve/coupledCompliance.ts), in the fast
  * articulated-body form (from the forces and torques, with the accelerations that follow in one
  * pass) or the accurate compliance form (from the free accelerations); false when it failed.
  */
@@ -360,7 +360,7 @@ export function interJointSolve(world: PhysikWorld): void {
         // the joints within 1e-9 of the rig's accelerations (fastAccelerations measured both)
         if (solved && fastCheck[0]! <= 1e-9 * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
         else {
-          // the fast form lost accuracy (see limitCouplingFast.ts) or failed: this step again, accurately
+          // the fast form lost accuracy (see jointSolve/coupledArticulated.ts) or failed: this step again, accurately
           coupledSolveForm.accurateSteps++;
           if (solved) removeCouplingTorques(world, rig, coupling);
           freeAccelerations(Bone, rig);

@@ -23,7 +23,7 @@
  * with zero velocity and the step is counted in `Rig.diverged`; the world never holds NaN.
  * The paper's settings (`maxSubsteps` 1) have neither substeps nor clamp.
  *
- * Allocation: the saved state (systems/rigState.ts) grows once to the largest rig retried; nothing per step.
+ * Allocation: the saved state (src/world/rigState.ts) grows once to the largest rig retried; nothing per step.
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { runUserSystems, steppingRigs } from '../src/world/world';

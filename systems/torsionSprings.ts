@@ -19,7 +19,7 @@
  * Implicit (default): an active spring is evaluated at the end of the step,
  * τ = −k (excess + dt ω_rel·v + dt² α_rel·v); the dt part is a damping torque. With the exact
  * joint solve the dt² part couples the two bones in the solve (K = Σ k dt² v vᵀ per joint,
- * limitCoupling.ts), so a pressed limit resists only the joint's own bending; with the
+ * jointSolve/coupledCompliance.ts), so a pressed limit resists only the joint's own bending; with the
  * iterative solve it is added (twice, see below) to the inertia of the bone and of its parent
  * along v, a stand-in that also makes the pair resist turning together (measured on 40 random
  * rigs of the fuzz: 31 churned against their limits at the end of the run with the stand-in,
@@ -30,7 +30,7 @@
  * enough to pass one within the step, θ + dt u·ω_rel beyond it, gets the implicit spring from the
  * start of the step, τ = −k (θ + dt ω_rel·u + dt² α_rel·u − limit), as physics engines treat
  * contacts about to happen; the solve takes it back when it would pull the joint toward the limit
- * instead of stopping it (limitCoupling.ts, releaseStickyLimits). Without it a light finger flicked
+ * instead of stopping it (jointSolve/coupledCompliance.ts, releaseStickyLimits). Without it a light finger flicked
  * shut (12 rad/s at dt 0.05, 34° a step) passed its limit by a step's travel before any spring
  * acted. Peak violations with it: hand 31.5° → 21.5° (what is left is a metacarpal's twist),
  * cannon 18.5° → 6.7°, spiral 37° → 18.9°, humanoid 4.6° → 2.5°. The hard stop is not brought
@@ -220,11 +220,11 @@ export function torsionSprings(world: PhysikWorld): void {
     springParams[0] = tol; springParams[1] = hardBand; springParams[2] = capped ? capAngle : -1;
     const dt = s.dt;
     // limits that will be passed within the step act from its start (with the coupled solve,
-    // which can take back a spring that would pull: limitCoupling.ts releaseStickyLimits)
+    // which can take back a spring that would pull: jointSolve/coupledCompliance.ts releaseStickyLimits)
     const speculative = implicit && s.interJoint === 'exact';
     const bones = rig.bones;
     // the exact solve takes each pressed limit's dt² stiffness as a coupling between the two
-    // bones (limitCoupling.ts); the iterative one gets the diagonal stand-in below
+    // bones (jointSolve/coupledCompliance.ts); the iterative one gets the diagonal stand-in below
     const coupled = implicit && s.interJoint === 'exact';
     let coupling = existingLimitCoupling(rig);
     if (coupling && coupling.active > 0) { coupling.K.fill(0); coupling.active = 0; }

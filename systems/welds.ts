@@ -1,7 +1,7 @@
 /**
  * Welded joints: a joint locked on all three axes (every axis limited to one angle, [a, a]) is
  * a weld, not a stiff spring. The child then moves with its parent as one rigid composite body:
- * the joint solve folds the child's whole inertia into its parent (limitCouplingFast.ts, a fixed
+ * the joint solve folds the child's whole inertia into its parent (jointSolve/coupledArticulated.ts, a fixed
  * joint of the articulated-body recursion) and passes the torque that holds them, and the
  * integrator sets the child's rotation and angular velocity from its parent's every step, so the
  * joint holds its angle exactly, not only at rest. Every bone is still a bone for the API, poses,

@@ -1,5 +1,5 @@
 /**
- * The coupled joint solve of limitCoupling.ts in the articulated-body form (Featherstone's
+ * The coupled joint solve of coupledCompliance.ts in the articulated-body form (Featherstone's
  * recursion with a compliant ball joint), written about each bone's head: the joint point.
  *
  * Bone b's motion is w_b = (a_b, α_b): the acceleration of the material point at its head and
@@ -23,7 +23,7 @@
  * Limits: Iᵃ's point block is a difference (a Schur complement) and loses accuracy to
  * cancellation on rigs mixing 0.1 mm and metre bones. interJointSolve checks the result (the
  * joints' acceleration mismatch after the forces are applied) and solves again in the compliance
- * form (limitCoupling.ts) when the check fails.
+ * form (coupledCompliance.ts) when the check fails.
  *
  * Storage per bone, by depth-first index: A (21 of its 36: A11 sym xx xy xz yy yz zz, A12
  * row-major, A22 sym), g (6), D⁻¹ (6 of its 9, sym), ζ (3); slot n (after the last bone) is the

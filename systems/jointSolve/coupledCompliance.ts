@@ -25,10 +25,10 @@
  * adds Z = Lᵀ M − E K Eᵀ (T − I) to A_b and −Lᵀ m + E K t_α to g_b. Down the tree, the root's
  * head force is zero (floating) or holds its head still (pinned); then each child's force and
  * motion follow from its parent's motion. With K = 0 this is the same system as
- * jointSolveExact.ts (the tests compare them).
+ * exact.ts (the tests compare them).
  *
  * Cost: a 6×6 Cholesky solve and a few 6×6 products per joint. interJointSolve runs the
- * articulated-body form of the same equations about each bone's head first (limitCouplingFast.ts:
+ * articulated-body form of the same equations about each bone's head first (coupledArticulated.ts:
  * a 3×3 inverse and a few 3×3 products per joint; the humanoid's step 11 µs with it, 38 µs with
  * this form alone) and this one only when that one's result does not hold the joints together
  * (cancellation on rigs mixing 0.1 mm and metre bones; no scene of scenes/, crowd, tree or long
@@ -68,7 +68,7 @@ export interface LimitCoupling {
   t: Float64Array; // 6 per bone
   /** Each bone's motion from the last solve: its angular acceleration in [3..5] (the linear part depends on the form). */
   u: number[]; // 6 per bone
-  /** The articulated-body form's (limitCouplingFast.ts): D⁻¹ (9, 6 of them used) and ζ (3) per bone. */
+  /** The articulated-body form's (coupledArticulated.ts): D⁻¹ (9, 6 of them used) and ζ (3) per bone. */
   Dinv: number[];
   zeta: number[];
   /**
@@ -102,7 +102,7 @@ function makeSweep(n: number) {
 
 /** Point the coupling's sweep arrays at the shared scratch, grown (once) to its rig's bones. */
 export function bindSweep(c: LimitCoupling): void {
-  const n = c.parentIndex.length + 1; // (limitCouplingFast.ts folds the root into a slot after the last bone)
+  const n = c.parentIndex.length + 1; // (coupledArticulated.ts folds the root into a slot after the last bone)
   if (sweep.bones < n) sweep = makeSweep(Math.max(n, 2 * sweep.bones));
   const s = sweep;
   c.A = s.A; c.g = s.g; c.M = s.M; c.m = s.m; c.T = s.T; c.t = s.t; c.u = s.u; c.Dinv = s.Dinv; c.zeta = s.zeta;

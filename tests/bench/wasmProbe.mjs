@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * Would a WebAssembly kernel make the step fast enough for the last two performance goals? This probe
- * measures the joint solve's fold (foldChild of systems/limitCouplingFast.ts, the articulated-body
+ * measures the joint solve's fold (foldChild of systems/jointSolve/coupledArticulated.ts, the articulated-body
  * up pass, ~1/3 of a humanoid step's joint solve) as plain JavaScript over typed arrays (the
  * project's code, run by V8), the same after an ArrayBuffer has been detached in the process (the
  * state an application with Rapier or a worker runs in), and compiled to WebAssembly by
  * AssemblyScript, on the humanoid's 18-bone tree, timed in alternating blocks in one process.
  *
- * No copy of the kernel is kept: foldChild's source is read from limitCouplingFast.ts and turned
+ * No copy of the kernel is kept: foldChild's source is read from coupledArticulated.ts and turned
  * into AssemblyScript (typed signature, `unchecked` element access, f64 literals) and into plain
  * JS (esbuild strips the types) at run time; both must give the same bits, which is checked.
  * Bodies are synthetic (seeded), with the humanoid's topology and pressed limits (K ≠ 0) on the
@@ -37,12 +37,12 @@ try {
 }
 
 // foldChild, as the project has it, made standalone: the coupling's arrays and the bone count as arguments
-const source = readFileSync(join(root, 'systems/limitCouplingFast.ts'), 'utf8');
+const source = readFileSync(join(root, 'systems/jointSolve/coupledArticulated.ts'), 'utf8');
 const start = source.indexOf('function foldChild(');
 const fold0 = source.slice(start, source.indexOf('\n}\n', start) + 3);
 const header = /^function foldChild\([^)]*\): boolean \{\n  const \{ K, A, g, Dinv, zeta \} = coupling;\n  const world = i < 0, b3 = world \? 0 : rig\.bones\[i\]! \* 3, c3 = rig\.bones\[j\]! \* 3, a = j \* 36, j6 = j \* 6;/;
 if (!header.test(fold0) || !fold0.includes('const slot = world ? rig.bones.length : i')) {
-  throw new Error('wasmProbe: foldChild in systems/limitCouplingFast.ts no longer has the shape this probe rewrites; update the probe');
+  throw new Error('wasmProbe: foldChild in systems/jointSolve/coupledArticulated.ts no longer has the shape this probe rewrites; update the probe');
 }
 const fold = fold0
   .replace(header, 'function foldChild(head: F, angVel: F, on: bool, K: F, A: F, g: F, Dinv: F, zeta: F, n: i32, i: i32, j: i32): bool {\n  const world = i < 0, b3: i32 = world ? 0 : i * 3, c3: i32 = j * 3, a: i32 = j * 36, j6: i32 = j * 6;')

@@ -3,7 +3,7 @@
  * to a tiny epsilon: same bone accelerations after the solve, on the humanoid, random trees
  * and long chains, pinned and floating, and the whole simulation then follows the same path.
  * The comparisons of one solve use explicit limit springs: with implicit ones a pressed limit
- * couples its two bones inside the exact solve (limitCoupling.ts, checked in
+ * couples its two bones inside the exact solve (systems/jointSolve/coupledCompliance.ts, checked in
  * limit-coupling.test.ts), where the iterative solve has a diagonal stand-in, so there the two
  * solve different equations on purpose.
  */

@@ -1,11 +1,11 @@
 /**
- * Pressed limits inside the exact joint solve (systems/limitCoupling.ts): with implicit limit
+ * Pressed limits inside the exact joint solve (systems/jointSolve/coupledCompliance.ts): with implicit limit
  * springs, each pressed joint's torque −K (α_child − α_parent) is solved with the tree.
  * Checked from the stores after one step's systems through the solve: Newton-Euler for every
  * bone (the coupling torques are in Bone.torque), equal accelerations at every joint, and the
  * coupling law itself, on a pinned chain bent hard against tight limits and on a humanoid-like
  * tree pulled far; then what a user sees: the chain pressed on its limits comes to rest within
- * the hard-stop band. The two forms of the solve (limitCouplingFast.ts about the heads, checked,
+ * the hard-stop band. The two forms of the solve (systems/jointSolve/coupledArticulated.ts about the heads, checked,
  * and the accurate compliance form it falls back on) give the same step, and a rig where the
  * fast form's check fails is solved accurately. (What the coupling gains over the iterative
  * solve's diagonal stand-in shows on random rigs: see the fuzz numbers in systems/torsionSprings.ts.)
