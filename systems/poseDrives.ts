@@ -1,0 +1,438 @@
+/**
+ * Physics on top of motion: the systems that tie a rig to an animation clip (the clip sampled
+ * onto the rig's bones, components/PoseDrive.ts). Three systems, one per place in the step:
+ *
+ * - `poseTargets` (with the targets): plays the record's mode changes that are due, samples the
+ *   clip at the step's start and end (t and t + dt: each bone's local rotation slerped between
+ *   the two frames around the time, the root's head interpolated linearly, then the clip pose
+ *   placed on the rig's own bones), and moves each world marker's control point onto the clip's
+ *   point at the step's end (active in drive mode, off otherwise). The clip holds its last frame
+ *   after its end.
+ * - `poseDrives` (with the forces): a pose-space drive per driven bone, a torsion spring toward
+ *   the clip's rotation of the joint relative to its parent (the target clamped into the joint's
+ *   limits, axis by axis), per axis of the joint frame, stiffness S × the joint's inertia about
+ *   the axis (Bone.limitInertia, as the limits use) and damping 2ζ√S × that inertia, toward
+ *   the clip's relative angular velocity. The torque goes to the bone and its negative to the
+ *   parent. The root's drive holds it in the world: its rotation (S × the rig's inertia about
+ *   the root's head) and its head (a spring S × the rig's mass at the head). World markers get
+ *   damping toward the clip point's velocity here (2ζ√S × the rig's mass); their springs are
+ *   the control springs (stiffness S × the rig's mass, set by `poseTargets`).
+ * - `poseFollow` (after integration): followed bones take the clip's rotation and angular
+ *   velocity exactly (a followed root its head's position and velocity too), a world marker in
+ *   follow mode by its bone and every ancestor.
+ *
+ * Implicit: the springs aim at the clip's pose at the end of the step and are evaluated there
+ * (backward Euler, as the limits and control springs are): τ = k (e − dt ω_rel) + c Δω, with
+ * (k dt² + c dt) along each axis added to the effective inertia of the bone and its parent
+ * (twice each, as the limits' stand-in does). So a stiff drive on a light hand stays stable at
+ * the clip's frame time.
+ */
+import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { steppingRigs } from '../src/world/world';
+import { wakeRig } from '../src/world/wake';
+import { POSE_DRIVE, POSE_FOLLOW, type PoseDriveRecord } from '../components/PoseDrive';
+import type { Doubles } from '../components/doubles';
+
+const records = new WeakMap<PhysikWorld, Map<number, PoseDriveRecord>>();
+
+/** The pose-drive record of a rig (undefined: the rig plays no clip). */
+export function poseDriveOf(world: PhysikWorld, rig: number): PoseDriveRecord | undefined {
+  return records.get(world)?.get(rig);
+}
+
+/** Tie a rig to a clip (a record from createPoseDriveRecord), or untie it (null). */
+export function setPoseDrive(world: PhysikWorld, rig: number, record: PoseDriveRecord | null): void {
+  let map = records.get(world);
+  if (!map) records.set(world, (map = new Map()));
+  if (record) map.set(rig, record);
+  else map.delete(rig);
+}
+
+/** Parent's depth-first index of each bone (-1 for the root), kept per rig's bone list. */
+const parentIndexCache = new WeakMap<Int32Array, Int32Array>();
+export function parentIndices(world: PhysikWorld, rig: RigRecord): Int32Array {
+  let out = parentIndexCache.get(rig.bones);
+  if (out) return out;
+  const { Bone } = world.physik;
+  const index = new Map<number, number>();
+  rig.bones.forEach((b, i) => index.set(b, i));
+  out = new Int32Array(rig.bones.length);
+  for (let i = 0; i < rig.bones.length; i++) {
+    const p = Bone.parent[rig.bones[i]!]!;
+    out[i] = p < 0 ? -1 : index.get(p)!;
+  }
+  parentIndexCache.set(rig.bones, out);
+  return out;
+}
+
+/** out = slerp(a[ao], b[bo], u), the short way, normalised. */
+function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number, u: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
+  let bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
+  let d = ax * bx + ay * by + az * bz + aw * bw;
+  if (d < 0) { bx = -bx; by = -by; bz = -bz; bw = -bw; d = -d; }
+  let s0 = 1 - u, s1 = u;
+  if (d < 0.9995) {
+    const th = Math.acos(d), sn = Math.sin(th);
+    s0 = Math.sin((1 - u) * th) / sn;
+    s1 = Math.sin(u * th) / sn;
+  }
+  let x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw;
+  const n = Math.sqrt(x * x + y * y + z * z + w * w);
+  x /= n; y /= n; z /= n; w /= n;
+  out[o] = x; out[o + 1] = y; out[o + 2] = z; out[o + 3] = w;
+}
+
+/**
+ * The clip's pose on the rig at clip time `time` (clamped to the clip): world rotations to
+ * rot (bones × 4) and heads to head (bones × 3), placed with the rig's own bone geometry.
+ */
+export function sampleTrackPose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, time: number, rot: Doubles, head: Doubles): void {
+  const { Bone } = world.physik;
+  const { attach } = Bone;
+  const track = rec.track;
+  const parent = parentIndices(world, rig);
+  const n = rig.bones.length;
+  let f = time * track.fps;
+  if (!(f > 0)) f = 0;
+  const last = track.frameCount - 1;
+  if (f > last) f = last;
+  const i0 = Math.floor(f), i1 = i0 < last ? i0 + 1 : last, u = f - i0;
+  const L = track.local, q = rec.q;
+  for (let i = 0; i < n; i++) {
+    slerp(q, 0, L, (i0 * n + i) * 4, L, (i1 * n + i) * 4, u);
+    const o4 = i * 4, o3 = i * 3, p = parent[i]!;
+    if (p < 0) {
+      rot[o4] = q[0]!; rot[o4 + 1] = q[1]!; rot[o4 + 2] = q[2]!; rot[o4 + 3] = q[3]!;
+      const r0 = i0 * 3, r1 = i1 * 3, R = track.rootHead;
+      head[o3] = R[r0]! + (R[r1]! - R[r0]!) * u;
+      head[o3 + 1] = R[r0 + 1]! + (R[r1 + 1]! - R[r0 + 1]!) * u;
+      head[o3 + 2] = R[r0 + 2]! + (R[r1 + 2]! - R[r0 + 2]!) * u;
+      continue;
+    }
+    const p4 = p * 4, p3 = p * 3;
+    // world = parent world ⊗ local
+    const px = rot[p4]!, py = rot[p4 + 1]!, pz = rot[p4 + 2]!, pw = rot[p4 + 3]!;
+    const bx = q[0]!, by = q[1]!, bz = q[2]!, bw = q[3]!;
+    rot[o4] = pw * bx + px * bw + py * bz - pz * by;
+    rot[o4 + 1] = pw * by - px * bz + py * bw + pz * bx;
+    rot[o4 + 2] = pw * bz + px * by - py * bx + pz * bw;
+    rot[o4 + 3] = pw * bw - px * bx - py * by - pz * bz;
+    // head = parent head + parent world · attach
+    const b3 = rig.bones[i]! * 3;
+    const vx = attach[b3]!, vy = attach[b3 + 1]!, vz = attach[b3 + 2]!;
+    const tx = 2 * (py * vz - pz * vy), ty = 2 * (pz * vx - px * vz), tz = 2 * (px * vy - py * vx);
+    head[o3] = head[p3]! + vx + pw * tx + (py * tz - pz * ty);
+    head[o3 + 1] = head[p3 + 1]! + vy + pw * ty + (pz * tx - px * tz);
+    head[o3 + 2] = head[p3 + 2]! + vz + pw * tz + (px * ty - py * tx);
+  }
+}
+
+/** Control point cp's point on a pose (rot, head as sampleTrackPose writes them; bone index i), to out[o]. */
+export function posePoint(world: PhysikWorld, cp: number, i: number, rot: Doubles, head: Doubles, out: Doubles, o: number): void {
+  const { Bone, ControlPoint } = world.physik;
+  const b = ControlPoint.bone[cp]!, c3 = cp * 3, q = i * 4, h = i * 3;
+  const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
+  const vx = ControlPoint.offset[c3]!, vy = ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, vz = ControlPoint.offset[c3 + 2]!;
+  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+  out[o] = head[h]! + vx + w * tx + (y * tz - z * ty);
+  out[o + 1] = head[h + 1]! + vy + w * ty + (z * tx - x * tz);
+  out[o + 2] = head[h + 2]! + vz + w * tz + (x * ty - y * tx);
+}
+
+const pointA = new Float64Array(3);
+
+export function poseTargets(world: PhysikWorld): void {
+  const map = records.get(world);
+  if (!map || map.size === 0) return;
+  const { Rig, ControlPoint } = world.physik;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const rec = map.get(rig.eid);
+    if (rec === undefined) continue;
+    const step = Rig.step[rig.eid]!;
+    // mode changes due
+    let changed = rec.followDirty;
+    while (rec.cursor < rec.events.length && rec.events[rec.cursor]!.step <= step) {
+      const ev = rec.events[rec.cursor++]!;
+      for (let k = 0; k < ev.bones.length; k++) rec.mode[ev.bones[k]!] = ev.mode;
+      for (let k = 0; k < ev.markers.length; k++) rec.markerMode[ev.markers[k]!] = ev.mode;
+      changed = true;
+    }
+    if (changed) { updateFollow(world, rig, rec); rec.followDirty = false; }
+    const dt = rig.settings.dt;
+    const t0 = rec.start + step * dt;
+    sampleTrackPose(world, rig, rec, t0, rec.rotA, rec.headA);
+    sampleTrackPose(world, rig, rec, t0 + dt, rec.rotB, rec.headB);
+    const n = rig.bones.length;
+    const inv = 1 / dt;
+    const A = rec.rotA, B = rec.rotB, w = rec.omega;
+    for (let i = 0; i < n; i++) {
+      // ω = rotation vector of B ⊗ A⁻¹, over dt (world)
+      const o4 = i * 4;
+      const ax = -A[o4]!, ay = -A[o4 + 1]!, az = -A[o4 + 2]!, aw = A[o4 + 3]!;
+      const bx = B[o4]!, by = B[o4 + 1]!, bz = B[o4 + 2]!, bw = B[o4 + 3]!;
+      let x = bw * ax + bx * aw + by * az - bz * ay;
+      let y = bw * ay - bx * az + by * aw + bz * ax;
+      let z = bw * az + bx * ay - by * ax + bz * aw;
+      let qw = bw * aw - bx * ax - by * ay - bz * az;
+      if (qw < 0) { x = -x; y = -y; z = -z; qw = -qw; }
+      const s = Math.sqrt(x * x + y * y + z * z);
+      const f = s < 1e-12 ? 2 : (2 * Math.atan2(s, qw)) / s;
+      w[i * 3] = x * f * inv; w[i * 3 + 1] = y * f * inv; w[i * 3 + 2] = z * f * inv;
+    }
+    rec.rootVel[0] = (rec.headB[0]! - rec.headA[0]!) * inv;
+    rec.rootVel[1] = (rec.headB[1]! - rec.headA[1]!) * inv;
+    rec.rootVel[2] = (rec.headB[2]! - rec.headA[2]!) * inv;
+    // world markers: the control point's target is the clip's point at the step's end
+    const k = rec.stiffness * rec.mass;
+    for (let m = 0; m < rec.markerCp.length; m++) {
+      const cp = rec.markerCp[m]!, i = rec.markerBone[m]!, m3 = m * 3, c3 = cp * 3;
+      posePoint(world, cp, i, rec.rotB, rec.headB, rec.pointB, m3);
+      posePoint(world, cp, i, rec.rotA, rec.headA, pointA, 0);
+      rec.pointVel[m3] = (rec.pointB[m3]! - pointA[0]!) * inv;
+      rec.pointVel[m3 + 1] = (rec.pointB[m3 + 1]! - pointA[1]!) * inv;
+      rec.pointVel[m3 + 2] = (rec.pointB[m3 + 2]! - pointA[2]!) * inv;
+      ControlPoint.target[c3] = rec.pointB[m3]!; ControlPoint.target[c3 + 1] = rec.pointB[m3 + 1]!; ControlPoint.target[c3 + 2] = rec.pointB[m3 + 2]!;
+      ControlPoint.effective[c3] = rec.pointB[m3]!; ControlPoint.effective[c3 + 1] = rec.pointB[m3 + 1]!; ControlPoint.effective[c3 + 2] = rec.pointB[m3 + 2]!;
+      ControlPoint.interpStep[cp] = 0; ControlPoint.interpSteps[cp] = 0;
+      ControlPoint.active[cp] = rec.markerMode[m] === POSE_DRIVE ? 1 : 0;
+      ControlPoint.stiffness[cp] = k * rec.markerStiffnessScale[m]!;
+    }
+    wakeRig(world, rig.eid); // the clip moves on: the rig is never at rest while it plays
+  }
+}
+
+/** Which bones are set kinematically: followed bones, and a followed world marker's bone with its ancestors. */
+function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord): void {
+  const parent = parentIndices(world, rig);
+  const follow = rec.follow;
+  for (let i = 0; i < follow.length; i++) follow[i] = rec.mode[i] === POSE_FOLLOW ? 1 : 0;
+  for (let m = 0; m < rec.markerBone.length; m++) {
+    if (rec.markerMode[m] !== POSE_FOLLOW) continue;
+    for (let i = rec.markerBone[m]!; i >= 0 && follow[i] !== 2; i = parent[i]!) follow[i] = 2;
+  }
+  for (let i = 0; i < follow.length; i++) if (follow[i] === 2) follow[i] = 1;
+}
+
+// the joint frame's axes in the world (columns), and scratch rotations
+const frame = new Float64Array(9);
+
+/** Columns of the rotation matrix of (x, y, z, w) into frame. */
+function axes(x: number, y: number, z: number, w: number): void {
+  frame[0] = 1 - 2 * (y * y + z * z); frame[1] = 2 * (x * y + z * w); frame[2] = 2 * (x * z - y * w);
+  frame[3] = 2 * (x * y - z * w); frame[4] = 1 - 2 * (x * x + z * z); frame[5] = 2 * (y * z + x * w);
+  frame[6] = 2 * (x * z + y * w); frame[7] = 2 * (y * z - x * w); frame[8] = 1 - 2 * (x * x + y * y);
+}
+
+const tgt = new Float64Array(4);
+const phi = new Float64Array(3);
+
+/**
+ * The clip's rotation of bone b (index i, parent index p) relative to its parent, clamped
+ * into the joint's enabled limits axis by axis (rotation vector from the rest pose in the
+ * joint frame, as the limits measure it), to tgt.
+ */
+function clampedTarget(world: PhysikWorld, rec: PoseDriveRecord, b: number, i: number, p: number): void {
+  const B = rec.rotB;
+  // local = parent⁻¹ ⊗ bone
+  const ax = -B[p * 4]!, ay = -B[p * 4 + 1]!, az = -B[p * 4 + 2]!, aw = B[p * 4 + 3]!;
+  const bx = B[i * 4]!, by = B[i * 4 + 1]!, bz = B[i * 4 + 2]!, bw = B[i * 4 + 3]!;
+  const lx = aw * bx + ax * bw + ay * bz - az * by;
+  const ly = aw * by - ax * bz + ay * bw + az * bx;
+  const lz = aw * bz + ax * by - ay * bx + az * bw;
+  const lw = aw * bw - ax * bx - ay * by - az * bz;
+  tgt[0] = lx; tgt[1] = ly; tgt[2] = lz; tgt[3] = lw;
+  const { AngularLimit, Bone } = world.physik;
+  const b3 = b * 3;
+  if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) return;
+  // φ of rest⁻¹ ⊗ local
+  const R = Bone.restLocal, r4 = b * 4;
+  const rx = -R[r4]!, ry = -R[r4 + 1]!, rz = -R[r4 + 2]!, rw = R[r4 + 3]!;
+  let x = rw * lx + rx * lw + ry * lz - rz * ly;
+  let y = rw * ly - rx * lz + ry * lw + rz * lx;
+  let z = rw * lz + rx * ly - ry * lx + rz * lw;
+  let w = rw * lw - rx * lx - ry * ly - rz * lz;
+  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+  const s = Math.sqrt(x * x + y * y + z * z);
+  const f = s < 1e-12 ? 2 : (2 * Math.atan2(s, w)) / s;
+  phi[0] = x * f; phi[1] = y * f; phi[2] = z * f;
+  let clamped = false;
+  for (let a = 0; a < 3; a++) {
+    if (!AngularLimit.enabled[b3 + a]) continue;
+    const lo = AngularLimit.min[b3 + a]!, hi = AngularLimit.max[b3 + a]!;
+    if (phi[a]! > hi) { phi[a] = hi; clamped = true; } else if (phi[a]! < lo) { phi[a] = lo; clamped = true; }
+  }
+  if (!clamped) return;
+  // back: local = rest ⊗ exp(φ)
+  const angle = Math.sqrt(phi[0]! * phi[0]! + phi[1]! * phi[1]! + phi[2]! * phi[2]!);
+  const sh = angle === 0 ? 0.5 : Math.sin(0.5 * angle) / angle;
+  const ex = phi[0]! * sh, ey = phi[1]! * sh, ez = phi[2]! * sh, ew = Math.cos(0.5 * angle);
+  const qx = -rx, qy = -ry, qz = -rz, qw = rw;
+  tgt[0] = qw * ex + qx * ew + qy * ez - qz * ey;
+  tgt[1] = qw * ey - qx * ez + qy * ew + qz * ex;
+  tgt[2] = qw * ez + qx * ey - qy * ex + qz * ew;
+  tgt[3] = qw * ew - qx * ex - qy * ey - qz * ez;
+}
+
+export function poseDrives(world: PhysikWorld): void {
+  const map = records.get(world);
+  if (!map || map.size === 0) return;
+  const { Bone, ControlPoint } = world.physik;
+  const { rot, angVel, torque, effInertiaWorld, limitInertia, restLocal, centre, head, headVel, vel } = Bone;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const rec = map.get(rig.eid);
+    if (rec === undefined || rig.settings.solver !== 'physik') continue;
+    const dt = rig.settings.dt;
+    const S = rec.stiffness, zeta = rec.dampingRatio, sqrtS = Math.sqrt(S);
+    const parent = parentIndices(world, rig);
+    const n = rig.bones.length;
+    for (let i = 0; i < n; i++) {
+      if (rec.mode[i] !== POSE_DRIVE || rec.follow[i]) continue;
+      const b = rig.bones[i]!, b3 = b * 3, b4 = b * 4, b6 = b * 6, p = parent[i]!;
+      const kS = S * rec.stiffnessScale[i]!, cS = 2 * zeta * sqrtS * rec.dampingScale[i]!;
+      // the desired world rotation D and the joint frame
+      let dx: number, dy: number, dz: number, dw: number;
+      let wrx: number, wry: number, wrz: number; // clip's relative angular velocity minus the bone's (world)
+      let pb = -1;
+      let kSwing: number, kTwist: number, cSwing: number, cTwist: number;
+      if (p < 0) {
+        dx = rec.rotB[0]!; dy = rec.rotB[1]!; dz = rec.rotB[2]!; dw = rec.rotB[3]!;
+        wrx = rec.omega[0]! - angVel[b3]!; wry = rec.omega[1]! - angVel[b3 + 1]!; wrz = rec.omega[2]! - angVel[b3 + 2]!;
+        axes(rot[b4]!, rot[b4 + 1]!, rot[b4 + 2]!, rot[b4 + 3]!);
+        kSwing = kS * rec.rootInertia; kTwist = kSwing;
+        cSwing = cS * rec.rootInertia; cTwist = cSwing;
+      } else {
+        pb = rig.bones[p]!;
+        const p4 = pb * 4, p3 = pb * 3;
+        clampedTarget(world, rec, b, i, p);
+        const px = rot[p4]!, py = rot[p4 + 1]!, pz = rot[p4 + 2]!, pw = rot[p4 + 3]!;
+        dx = pw * tgt[0]! + px * tgt[3]! + py * tgt[2]! - pz * tgt[1]!;
+        dy = pw * tgt[1]! - px * tgt[2]! + py * tgt[3]! + pz * tgt[0]!;
+        dz = pw * tgt[2]! + px * tgt[1]! - py * tgt[0]! + pz * tgt[3]!;
+        dw = pw * tgt[3]! - px * tgt[0]! - py * tgt[1]! - pz * tgt[2]!;
+        // the clip's relative angular velocity, carried from the clip's parent frame to the
+        // bone's parent's: C = P ⊗ Pclip⁻¹ applied to (ω_clip,b − ω_clip,p)
+        const P4 = p * 4;
+        const cx0 = -rec.rotB[P4]!, cy0 = -rec.rotB[P4 + 1]!, cz0 = -rec.rotB[P4 + 2]!, cw0 = rec.rotB[P4 + 3]!;
+        const cx = pw * cx0 + px * cw0 + py * cz0 - pz * cy0;
+        const cy = pw * cy0 - px * cz0 + py * cw0 + pz * cx0;
+        const cz = pw * cz0 + px * cy0 - py * cx0 + pz * cw0;
+        const cw = pw * cw0 - px * cx0 - py * cy0 - pz * cz0;
+        const ox = rec.omega[i * 3]! - rec.omega[p * 3]!, oy = rec.omega[i * 3 + 1]! - rec.omega[p * 3 + 1]!, oz = rec.omega[i * 3 + 2]! - rec.omega[p * 3 + 2]!;
+        const tx = 2 * (cy * oz - cz * oy), ty = 2 * (cz * ox - cx * oz), tz = 2 * (cx * oy - cy * ox);
+        wrx = ox + cw * tx + (cy * tz - cz * ty) - (angVel[b3]! - angVel[p3]!);
+        wry = oy + cw * ty + (cz * tx - cx * tz) - (angVel[b3 + 1]! - angVel[p3 + 1]!);
+        wrz = oz + cw * tz + (cx * ty - cy * tx) - (angVel[b3 + 2]! - angVel[p3 + 2]!);
+        // joint frame: parent ⊗ rest local
+        const lx = restLocal[b4]!, ly = restLocal[b4 + 1]!, lz = restLocal[b4 + 2]!, lw = restLocal[b4 + 3]!;
+        axes(pw * lx + px * lw + py * lz - pz * ly, pw * ly - px * lz + py * lw + pz * lx, pw * lz + px * ly - py * lx + pz * lw, pw * lw - px * lx - py * ly - pz * lz);
+        const iSwing = limitInertia[b * 2]!, iTwist = limitInertia[b * 2 + 1]!;
+        kSwing = kS * iSwing; kTwist = kS * iTwist; cSwing = cS * iSwing; cTwist = cS * iTwist;
+      }
+      // error E = D ⊗ Q⁻¹ as a rotation vector (world)
+      const qx = -rot[b4]!, qy = -rot[b4 + 1]!, qz = -rot[b4 + 2]!, qw = rot[b4 + 3]!;
+      let ex = dw * qx + dx * qw + dy * qz - dz * qy;
+      let ey = dw * qy - dx * qz + dy * qw + dz * qx;
+      let ez = dw * qz + dx * qy - dy * qx + dz * qw;
+      let ew = dw * qw - dx * qx - dy * qy - dz * qz;
+      if (ew < 0) { ex = -ex; ey = -ey; ez = -ez; ew = -ew; }
+      const s = Math.sqrt(ex * ex + ey * ey + ez * ez);
+      const f = s < 1e-12 ? 2 : (2 * Math.atan2(s, ew)) / s;
+      ex *= f; ey *= f; ez *= f;
+      // the bone's own relative angular velocity (for the implicit −k dt ω_rel)
+      let rwx = angVel[b3]!, rwy = angVel[b3 + 1]!, rwz = angVel[b3 + 2]!;
+      if (pb >= 0) { rwx -= angVel[pb * 3]!; rwy -= angVel[pb * 3 + 1]!; rwz -= angVel[pb * 3 + 2]!; }
+      let tx = 0, ty = 0, tz = 0;
+      let ixx = 0, ixy = 0, ixz = 0, iyy = 0, iyz = 0, izz = 0;
+      for (let a = 0; a < 3; a++) {
+        const ux = frame[a * 3]!, uy = frame[a * 3 + 1]!, uz = frame[a * 3 + 2]!;
+        const k = a === 1 ? kTwist : kSwing, c = a === 1 ? cTwist : cSwing;
+        const e = ex * ux + ey * uy + ez * uz;
+        const tau = k * (e - dt * (rwx * ux + rwy * uy + rwz * uz)) + c * (wrx * ux + wry * uy + wrz * uz);
+        tx += tau * ux; ty += tau * uy; tz += tau * uz;
+        const sI = 2 * (k * dt + c) * dt;
+        ixx += sI * ux * ux; ixy += sI * ux * uy; ixz += sI * ux * uz;
+        iyy += sI * uy * uy; iyz += sI * uy * uz; izz += sI * uz * uz;
+      }
+      torque[b3] += tx; torque[b3 + 1] += ty; torque[b3 + 2] += tz;
+      effInertiaWorld[b6] += ixx; effInertiaWorld[b6 + 1] += ixy; effInertiaWorld[b6 + 2] += ixz;
+      effInertiaWorld[b6 + 3] += iyy; effInertiaWorld[b6 + 4] += iyz; effInertiaWorld[b6 + 5] += izz;
+      if (pb >= 0) {
+        const p3 = pb * 3, p6 = pb * 6;
+        torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+        effInertiaWorld[p6] += ixx; effInertiaWorld[p6 + 1] += ixy; effInertiaWorld[p6 + 2] += ixz;
+        effInertiaWorld[p6 + 3] += iyy; effInertiaWorld[p6 + 4] += iyz; effInertiaWorld[p6 + 5] += izz;
+      } else {
+        // the root's head held at the clip's: F = k (h_clip − h − dt v) + c (v_clip − v) at the head
+        const kL = kS * rec.mass, cL = cS * rec.mass;
+        const hvx = headVel[b3]!, hvy = headVel[b3 + 1]!, hvz = headVel[b3 + 2]!;
+        const fx = kL * (rec.headB[0]! - head[b3]! - dt * hvx) + cL * (rec.rootVel[0]! - hvx);
+        const fy = kL * (rec.headB[1]! - head[b3 + 1]! - dt * hvy) + cL * (rec.rootVel[1]! - hvy);
+        const fz = kL * (rec.headB[2]! - head[b3 + 2]! - dt * hvz) + cL * (rec.rootVel[2]! - hvz);
+        applyAtPoint(world, b, head[b3]!, head[b3 + 1]!, head[b3 + 2]!, fx, fy, fz, 2 * (kL * dt + cL) * dt);
+      }
+    }
+    // world markers' damping toward the clip point's velocity
+    for (let m = 0; m < rec.markerCp.length; m++) {
+      if (rec.markerMode[m] !== POSE_DRIVE) continue;
+      const cp = rec.markerCp[m]!, c3 = cp * 3, m3 = m * 3;
+      const b = ControlPoint.bone[cp]!, b3 = b * 3;
+      const c = 2 * zeta * sqrtS * Math.sqrt(rec.markerStiffnessScale[m]!) * rec.markerDampingScale[m]! * rec.mass;
+      if (!(c > 0)) continue;
+      const ax = ControlPoint.attachment[c3]!, ay = ControlPoint.attachment[c3 + 1]!, az = ControlPoint.attachment[c3 + 2]!;
+      const lx = ax - centre[b3]!, ly = ay - centre[b3 + 1]!, lz = az - centre[b3 + 2]!;
+      const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+      const vx = vel[b3]! + wy * lz - wz * ly, vy = vel[b3 + 1]! + wz * lx - wx * lz, vz = vel[b3 + 2]! + wx * ly - wy * lx;
+      applyAtPoint(world, b, ax, ay, az, c * (rec.pointVel[m3]! - vx), c * (rec.pointVel[m3 + 1]! - vy), c * (rec.pointVel[m3 + 2]! - vz), 2 * c * dt);
+    }
+  }
+}
+
+/** Force F at world point a on bone b, with mu as the implicit point mass there (on the mass, and mu |a − centre|² on every inertia axis). */
+function applyAtPoint(world: PhysikWorld, b: number, ax: number, ay: number, az: number, fx: number, fy: number, fz: number, mu: number): void {
+  const { centre, force, torque, effMass, effInertiaWorld } = world.physik.Bone;
+  const b3 = b * 3, b6 = b * 6;
+  const lx = ax - centre[b3]!, ly = ay - centre[b3 + 1]!, lz = az - centre[b3 + 2]!;
+  force[b3] += fx; force[b3 + 1] += fy; force[b3 + 2] += fz;
+  torque[b3] += ly * fz - lz * fy;
+  torque[b3 + 1] += lz * fx - lx * fz;
+  torque[b3 + 2] += lx * fy - ly * fx;
+  effMass[b] += mu;
+  const inertia = mu * (lx * lx + ly * ly + lz * lz);
+  effInertiaWorld[b6] += inertia; effInertiaWorld[b6 + 3] += inertia; effInertiaWorld[b6 + 5] += inertia;
+}
+
+export function poseFollow(world: PhysikWorld): void {
+  const map = records.get(world);
+  if (!map || map.size === 0) return;
+  const { Bone, Rig } = world.physik;
+  const { rot, angVel, centre, vel, length } = Bone;
+  const rigs = steppingRigs(world);
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const rig = rigs[ri]!;
+    const rec = map.get(rig.eid);
+    if (rec === undefined || rig.settings.solver !== 'physik') continue;
+    const n = rig.bones.length;
+    for (let i = 0; i < n; i++) {
+      if (!rec.follow[i]) continue;
+      const b = rig.bones[i]!, b3 = b * 3, b4 = b * 4, o4 = i * 4, o3 = i * 3;
+      const x = rec.rotB[o4]!, y = rec.rotB[o4 + 1]!, z = rec.rotB[o4 + 2]!, w = rec.rotB[o4 + 3]!;
+      rot[b4] = x; rot[b4 + 1] = y; rot[b4 + 2] = z; rot[b4 + 3] = w;
+      const wx = rec.omega[o3]!, wy = rec.omega[o3 + 1]!, wz = rec.omega[o3 + 2]!;
+      angVel[b3] = wx; angVel[b3 + 1] = wy; angVel[b3 + 2] = wz;
+      if (i === 0 && !Rig.pinned[rig.eid]) {
+        // the root's centre from the clip's head: head + R (0, L/2, 0)
+        const h = 0.5 * length[b]!;
+        const ax = 2 * (x * y - z * w) * h, ay = (1 - 2 * (x * x + z * z)) * h, az = 2 * (y * z + x * w) * h;
+        centre[b3] = rec.headB[0]! + ax; centre[b3 + 1] = rec.headB[1]! + ay; centre[b3 + 2] = rec.headB[2]! + az;
+        vel[b3] = rec.rootVel[0]! + wy * az - wz * ay;
+        vel[b3 + 1] = rec.rootVel[1]! + wz * ax - wx * az;
+        vel[b3 + 2] = rec.rootVel[2]! + wx * ay - wy * ax;
+      }
+    }
+  }
+}
