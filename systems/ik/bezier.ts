@@ -1,6 +1,6 @@
 /**
  * bezier: IK along a cubic Bézier curve, after A. Crozier, "Building a better IK solver: using
- * Bézier curves to solve inverse kinematics problems" (shared/reference/000).
+ * Bézier curves to solve inverse kinematics problems".
  *
  * Pure core (`BezierProblem`): C0 = the chain's root, C3 = the head of the (user-rotated) last
  * bone, u = the first bone's vector, v = the last bone's vector; C1 = C0 + λu, C2 = C3 − k2·λv
@@ -41,9 +41,9 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './solver';
 import { solved } from './common';
-import {
-  AIM, KEEP, beginPass, twoBonePositions3D, carriedRest, closedFormStatus, effectorLocal, endPass, goalLinks, hingeTwist, type GoalLinks,
-} from './twoBone';
+import { AIM, KEEP, beginPass, carriedRest, endPass, hingeTwist } from './chainPass';
+import { closedFormStatus, effectorLocal, goalLinks, type GoalLinks } from './goalChains';
+import { twoBonePositions3D } from './twoBoneClosedForm';
 
 const EPS = 1e-12;
 
@@ -85,13 +85,6 @@ function controlsAt(p: BezierProblem): void {
     c[6 + a] = p.c3[a]! - k * p.v[a]!;
     c[9 + a] = p.c3[a]!;
   }
-}
-
-/** B(t) of the current controls into out[o]. */
-export function bezierPoint(p: BezierProblem, t: number, out: Float64Array, o: number): void {
-  const c = p.ctrl, s = 1 - t;
-  const b0 = s * s * s, b1 = 3 * s * s * t, b2 = 3 * s * t * t, b3 = t * t * t;
-  for (let a = 0; a < 3; a++) out[o + a] = b0 * c[a]! + b1 * c[3 + a]! + b2 * c[6 + a]! + b3 * c[9 + a]!;
 }
 
 // 5-point Gauss–Legendre on [0, 1]

@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the kinematic solvers: limits applied in the joint frame, poles, and a
- * pose refresh. Kinematic solvers write world
+ * Shared pieces of the kinematic solvers: limits applied in the joint frame, a pose refresh
+ * and the shared result object. Kinematic solvers write world
  * rotations (Bone.rot) of their rig's bones, and a floating root's centre (Bone.centre) if
  * they move it; `kinematicSolve` then derives velocities from the change, and forward
  * kinematics and metrics run as for PhysIK.
@@ -57,12 +57,4 @@ export function clampToLimits(world: PhysikWorld, b: number): boolean {
   quatMul(Bone.rot, b * 4, Bone.rot, p * 4, q, 0);
   quatNormalize(Bone.rot, b * 4);
   return true;
-}
-
-
-/** The active pole control point on `bone`, or -1. */
-export function poleOf(world: PhysikWorld, rig: RigRecord, bone: number): number {
-  const { ControlPoint } = world.physik;
-  for (const cp of rig.controlPoints) if (ControlPoint.active[cp] && ControlPoint.pole[cp] && ControlPoint.bone[cp] === bone) return cp;
-  return -1;
 }

@@ -57,8 +57,11 @@
  * iteration is O(goals² · dofs) to form J Jᵀ plus O(goals³) to factor it; restPull needs a
  * second factorisation. No allocation per step: scratch grows per rig (WeakMap by record).
  *
+ * Why one file of this length: both methods are one iteration (build J, solve for Δθ, clamp
+ * and re-solve, accept or undo) and differ only in the solve for Δθ.
+ *
  * References: SpehleonLP, "Inverse Kinematics Guide" (Jacobian solver, DLS, clamp after the
- * update; Advice: DFS order, colinear bump), shared/reference/001_b2883e4615f574de.txt;
+ * update; Advice: DFS order, colinear bump);
  * S. R. Buss, "Introduction to Inverse Kinematics with Jacobian Transpose, Pseudoinverse and
  * Damped Least Squares methods" (2004) for α and the nullspace projection.
  */
@@ -67,10 +70,10 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../compone
 import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
 import { jointRotationVector } from '../../src/world/jointRotation';
 import { refreshPose, solved } from './common';
+import { BUMP, collectGoals, frameAxis, goalErrors, goalsFinite, ikRig, markChains, type IkRig } from './goalTree';
 import {
-  BUMP, axisLocked, collectGoals, hasLimits, keepPose, markChains, undoPose, computeLocals, frameAxis, goalErrors, goalsFinite, ikRig, jointFrame,
-  pivotOf, resetToRest, restoreStart, rebuildFromLocals, rotateWorld, saveStart, type IkRig,
-} from './ccd';
+  axisLocked, computeLocals, hasLimits, jointFrame, keepPose, pivotOf, rebuildFromLocals, resetToRest, restoreStart, rotateWorld, saveStart, undoPose,
+} from './localPose';
 import type { SolveResult } from './solver';
 
 /** Largest turn of one bone in one iteration (radians). */
@@ -513,11 +516,11 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
 }
 
 /** Jacobian transpose with the optimal step along J Jᵀ e. */
-export function jacobianTranspose(world: PhysikWorld, rig: RigRecord): SolveResult {
+export function jacobianTransposeSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   return solveJacobian(world, rig, false);
 }
 
 /** Damped least squares (Levenberg–Marquardt adaptive damping when dlsAdaptive). */
-export function dls(world: PhysikWorld, rig: RigRecord): SolveResult {
+export function dlsSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   return solveJacobian(world, rig, true);
 }

@@ -1,6 +1,6 @@
 /**
  * massSpring: a position-Verlet particle solver, after the mass-spring section of the IK guide
- * (SpehleonLP, "Inverse Kinematics Guide", shared/reference/001): particles at the joints,
+ * (SpehleonLP, "Inverse Kinematics Guide"): particles at the joints,
  * length constraints relaxed a few times per step, rotations recovered from the particles.
  *
  * Pure core (`Particles`, plain typed arrays):
@@ -44,7 +44,8 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_SETTLING, STATUS_STALLED } fr
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './solver';
 import { solved } from './common';
-import { AIM, beginPass, boneName, endPass, hingeTwist, maxGoalError, maxGoalErrorOut } from './twoBone';
+import { AIM, beginPass, endPass, hingeTwist } from './chainPass';
+import { boneName, maxGoalError, maxGoalErrorOut } from './goalChains';
 
 const EPS = 1e-12;
 

@@ -4,9 +4,9 @@
  * toward its goals and reports the iterations it used and a status (STATUS_* of components/Rig).
  */
 import type { KinematicSolver } from './solver';
-import { fabrik } from './fabrik';
-import { ccd } from './ccd';
-import { jacobianTranspose, dls } from './jacobian';
+import { fabrikSolve } from './fabrik';
+import { ccdSolve } from './ccd';
+import { jacobianTransposeSolve, dlsSolve } from './jacobian';
 import { massSpringSolve } from './massSpring';
 import { twoBoneSolve } from './twoBone';
 import { triangleSolve } from './triangle';
@@ -15,10 +15,10 @@ import { bezierSolve } from './bezier';
 export type { SolveResult, KinematicSolver } from './solver';
 
 export const kinematicSolvers: Record<string, KinematicSolver> = {
-  fabrik,
-  ccd,
-  jacobianTranspose,
-  dls,
+  fabrik: fabrikSolve,
+  ccd: ccdSolve,
+  jacobianTranspose: jacobianTransposeSolve,
+  dls: dlsSolve,
   massSpring: massSpringSolve,
   twoBone: twoBoneSolve,
   triangle: triangleSolve,

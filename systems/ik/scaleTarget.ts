@@ -1,6 +1,6 @@
 /**
  * scaleTarget: distribute a scale goal along a chain within per-bone limits, after the scale
- * target section of the IK guide (SpehleonLP, "Inverse Kinematics Guide", shared/reference/001).
+ * target section of the IK guide (SpehleonLP, "Inverse Kinematics Guide").
  * Not a pose solver (not registered): the guide advises solving scale targets first, then
  * posing. Plain functions on numbers and typed arrays; no allocation.
  *

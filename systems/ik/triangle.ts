@@ -1,7 +1,7 @@
 /**
  * triangle: the triangle-theorem IK solver for long chains, after E. A. Rosales and
  * L. E. Falcón-Morales, "A new triangle theorem to solve the inverse kinematics problem for
- * characters with highly articulated limbs" (shared/reference/003).
+ * characters with highly articulated limbs".
  *
  * Pure core:
  * - `triangleJoint`: the joint J of a two-link triangle O–J–P (|OJ| = l1, |JP| = l2) by the
@@ -47,9 +47,8 @@ import { quatArc, quatRotate, quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './solver';
 import { solved } from './common';
 import { attachmentPoint } from '../../src/world/attachment';
-import {
-  AIM, beginPass, hingeTwist, carriedRest, closedFormStatus, endPass, goalLinks, refreshEffectorLink, restorePose, type GoalLinks,
-} from './twoBone';
+import { AIM, beginPass, carriedRest, endPass, hingeTwist, restorePose } from './chainPass';
+import { closedFormStatus, goalLinks, refreshEffectorLink, type GoalLinks } from './goalChains';
 
 const EPS = 1e-12;
 

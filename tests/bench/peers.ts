@@ -61,7 +61,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { threeChain } from './threeChain';
+import { threeChain } from '../support/threeChain';
 import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, readMetrics } from '../../src/core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';

@@ -2,7 +2,7 @@
  * A straight chain of n bones along +X, `length` long in all, as three.js's CCDIKSolver takes
  * it: a SkinnedMesh with bones b0..b(n-1), the tip bone bn (the effector) and a target bone at
  * `target`, and the IK entry (links tip to root, one iteration). Shared by the peers benchmark
- * and tests/unit/ik-ccd-peer.test.ts, so both compare against the same three.js chain.
+ * and tests/unit/systems/ik/ccdAgainstThree.test.ts, so both compare against the same three.js chain.
  */
 import {
   Bone, BufferGeometry, Float32BufferAttribute, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute,

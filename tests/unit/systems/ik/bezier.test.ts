@@ -11,15 +11,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, cross, sub, type V3, v3, q4, qAxisAngle, qMul } from './helpers';
-import { setTarget, step, readMetrics } from '../../src/core';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { runScene } from '../../src/scene/run';
-import { jointRotationVector } from '../../src/world/jointRotation';
-import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../systems/ik/bezier';
-import { copyDoubles } from '../../components/doubles';
+import { build, chainBones, dist, norm, cross, sub, type V3, v3, q4, qAxisAngle, qMul } from '../../helpers';
+import { setTarget, step, readMetrics } from '../../../../src/core';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { runScene } from '../../../../src/scene/run';
+import { jointRotationVector } from '../../../../src/world/jointRotation';
+import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../../../systems/ik/bezier';
+import { copyDoubles } from '../../../../components/doubles';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../../scenes');
 const C3: V3 = [-3.448, -2.697, 2.657];
 const BN: V3 = [-0.227, -0.313, 0.715];
 const bones10 = new Float64Array(10).fill(0.57);

@@ -4,11 +4,11 @@
  * two goals on a tree, the non-finite guard, and the humanoid scene.
  */
 import { describe, expect, it } from 'vitest';
-import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } from '../../src/core';
-import { runScene } from '../../src/scene/run';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import type { BoneDescription, Settings } from '../../src/scene/types';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from './helpers';
+import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } from '../../../../src/core';
+import { runScene } from '../../../../src/scene/run';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import type { BoneDescription, Settings } from '../../../../src/scene/types';
+import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from '../../helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };

@@ -7,9 +7,9 @@
  * arc, the composed deltas) must not change what an iteration does.
  */
 import { describe, expect, it } from 'vitest';
-import { threeChain } from '../bench/threeChain';
-import { createPhysikWorld, addRig, setTarget, step, readPose } from '../../src/core';
-import type { BoneDescription } from '../../src/scene/types';
+import { threeChain } from '../../../support/threeChain';
+import { createPhysikWorld, addRig, setTarget, step, readPose } from '../../../../src/core';
+import type { BoneDescription } from '../../../../src/scene/types';
 
 const TARGET: [number, number, number] = [0.4, 0.5, 0.3];
 

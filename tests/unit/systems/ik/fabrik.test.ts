@@ -5,11 +5,11 @@
  * no NaN written, and the humanoid scene run with solver 'fabrik'.
  */
 import { describe, expect, it } from 'vitest';
-import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose, type PhysikWorld } from '../../src/core';
-import type { BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';
-import { runScene } from '../../src/scene/run';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { chainBones, cross, dist, dot, norm, sub, type V3 } from './helpers';
+import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose, type PhysikWorld } from '../../../../src/core';
+import type { BoneDescription, ControlPointDescription, Settings } from '../../../../src/scene/types';
+import { runScene } from '../../../../src/scene/run';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { chainBones, cross, dist, dot, norm, sub, type V3 } from '../../helpers';
 
 const base: Partial<Settings> = { solver: 'fabrik', interpolation: 'none' };
 

@@ -10,13 +10,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createPhysikWorld, addRig, setTarget, step, readMetrics, type PhysikWorld } from '../../src/core';
-import { findRig } from '../../src/world/world';
-import type { BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, norm, type Q, type V3 } from './helpers';
+import { createPhysikWorld, addRig, setTarget, step, readMetrics, type PhysikWorld } from '../../../../src/core';
+import { findRig } from '../../../../src/world/world';
+import type { BoneDescription, ControlPointDescription, Settings } from '../../../../src/scene/types';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { chainBones, rng, qAxisAngle, qMul, qRotate, norm, type Q, type V3 } from '../../helpers';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../../scenes');
 /** Enough iterations for a solve to restart when it gets stuck (it does when 12 iterations bring nothing). */
 const solveSettings: Partial<Settings> = { solver: 'fabrik', interpolation: 'none', ikIterations: 300, ikTolerance: 1e-6 };
 

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, v3, type V3 } from './helpers';
-import { setTarget, setControlPointActive, step, readMetrics, readPose } from '../../src/core';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { runScene } from '../../src/scene/run';
-import { createParticles, pullPoint, satisfyLengths, setMassSpringParams, verletStep } from '../../systems/ik/massSpring';
+import { build, chainBones, dist, norm, v3, type V3 } from '../../helpers';
+import { setTarget, setControlPointActive, step, readMetrics, readPose } from '../../../../src/core';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { runScene } from '../../../../src/scene/run';
+import { createParticles, pullPoint, satisfyLengths, setMassSpringParams, verletStep } from '../../../../systems/ik/massSpring';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../../scenes');
 
 describe('particle core', () => {
   it('Verlet: a free particle falls g·dt² in the first step and keeps its velocity; anchors stay', () => {

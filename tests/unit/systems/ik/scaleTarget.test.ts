@@ -4,7 +4,7 @@
  * guide's two failure cases; out-of-range goals; bad limits; the 3-vector form.
  */
 import { describe, expect, it } from 'vitest';
-import { distributeScale, distributeScale3 } from '../../systems/ik/scaleTarget';
+import { distributeScale, distributeScale3 } from '../../../../systems/ik/scaleTarget';
 
 const product = (a: ArrayLike<number>, n = a.length, stride = 1, offset = 0) => {
   let p = 1;

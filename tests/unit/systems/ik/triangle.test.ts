@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, rng, type V3, v3 } from './helpers';
-import { setTarget, step, readMetrics } from '../../src/core';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { runScene } from '../../src/scene/run';
-import { setTriangleShape, triangleChain, triangleJoint } from '../../systems/ik/triangle';
+import { build, chainBones, dist, norm, rng, type V3, v3 } from '../../helpers';
+import { setTarget, step, readMetrics } from '../../../../src/core';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { runScene } from '../../../../src/scene/run';
+import { setTriangleShape, triangleChain, triangleJoint } from '../../../../systems/ik/triangle';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../../scenes');
 
 describe('triangleJoint (the theorem)', () => {
   const J = new Float64Array(3);

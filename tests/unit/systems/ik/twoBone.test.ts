@@ -6,15 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, dist, norm, sub, cross, dot, v3, type V3 } from './helpers';
-import { setTarget, step, readMetrics, readPose } from '../../src/core';
-import { STATUS_DIVERGED } from '../../components/Rig';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { runScene } from '../../src/scene/run';
-import { twoBoneAngles2D, twoBonePositions3D, twoBoneSolve } from '../../systems/ik/twoBone';
-import type { BoneDescription, ControlPointDescription, Settings } from '../../src/scene/types';
+import { build, dist, norm, sub, cross, dot, v3, type V3 } from '../../helpers';
+import { setTarget, step, readMetrics, readPose } from '../../../../src/core';
+import { STATUS_DIVERGED } from '../../../../components/Rig';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { runScene } from '../../../../src/scene/run';
+import { twoBoneSolve } from '../../../../systems/ik/twoBone';
+import { twoBoneAngles2D, twoBonePositions3D } from '../../../../systems/ik/twoBoneClosedForm';
+import type { BoneDescription, ControlPointDescription, Settings } from '../../../../src/scene/types';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../../scenes');
 
 /** End of the 2D chain for angles a1, a2. */
 function end2D(l1: number, l2: number, a1: number, a2: number): [number, number] {
