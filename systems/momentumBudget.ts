@@ -13,14 +13,14 @@
  * The budget is exact where the rig carries no external load (a floating rig with no spring
  * pulling and no damping): there the momentum must not change at all. Under a load, a budget
  * from the loads at the step's start is only first-order accurate, no better than the
- * integrator: projecting onto it was measured to make things worse (a flicked hand's limit
- * overshoot went from 25° to 50°), so only the energy is budgeted then (Rig.conserve 2).
+ * integrator: projecting onto it made things worse (a flicked hand overshot its limit further;
+ * docs/physics.md has the figures), so only the energy is budgeted then (Rig.conserve 2).
  *
  * Energy: the guard's reference is the lowest energy the rig has had since it was last changed
  * from outside the step (a target moved, a setting, a pose set through the API). Measured from
  * it rather than from each step's start, the guard lets the integrator's energy wobble by its
- * small band and does not ratchet it down (clipping every upward half of a wobble measured as a
- * loss of 40-80% of a free chain's energy over 10,000 steps).
+ * small band and does not ratchet it down (clipping every upward half of a wobble drains much of
+ * a free chain's energy over a long run; docs/physics.md has the figures).
  */
 import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';

@@ -21,20 +21,19 @@
  * joint solve the dt² part couples the two bones in the solve (K = Σ k dt² v vᵀ per joint,
  * jointSolve/coupledCompliance.ts), so a pressed limit resists only the joint's own bending; with the
  * iterative solve it is added (twice, see below) to the inertia of the bone and of its parent
- * along v, a stand-in that also makes the pair resist turning together (measured on 40 random
- * rigs of the fuzz: 31 churned against their limits at the end of the run with the stand-in,
- * 7 with the coupling). Either keeps stiff limits on light bones stable at any dt.
+ * along v, a stand-in that also makes the pair resist turning together (on random fuzz rigs it
+ * left far more churning against their limits at the end of a run than the coupling does;
+ * docs/robustness.md has the figures). Either keeps stiff limits on light bones stable at any dt.
  * `limitImplicit: false` is the paper's explicit spring.
  *
  * Speculative (implicit springs with the exact solve): a joint inside its limits but moving fast
  * enough to pass one within the step, θ + dt u·ω_rel beyond it, gets the implicit spring from the
  * start of the step, τ = −k (θ + dt ω_rel·u + dt² α_rel·u − limit), as physics engines treat
  * contacts about to happen; the solve takes it back when it would pull the joint toward the limit
- * instead of stopping it (jointSolve/coupledCompliance.ts, releaseStickyLimits). Without it a light finger flicked
- * shut (12 rad/s at dt 0.05, 34° a step) passed its limit by a step's travel before any spring
- * acted. Peak violations with it: hand 31.5° → 21.5° (what is left is a metacarpal's twist),
- * cannon 18.5° → 6.7°, spiral 37° → 18.9°, humanoid 4.6° → 2.5°. The hard stop is not brought
- * forward the same way: on the 50-link spiral that made links whip round (peak 148°).
+ * instead of stopping it (jointSolve/coupledCompliance.ts, releaseStickyLimits). Without it a
+ * light finger flicked shut passed its limit by a whole step's travel before any spring acted;
+ * with it the scenes' peak violations drop (docs/robustness.md has the figures). The hard stop is
+ * not brought forward the same way: on the 50-link spiral that made links whip round.
  *
  * Past ±180°: φ is taken on the w >= 0 hemisphere, so where |φ| passes π it jumps to the
  * other side and a limit on one axis could see its angle jump with it (a free axis turning
