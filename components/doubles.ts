@@ -5,8 +5,8 @@
  * Once any ArrayBuffer in the process has been detached (a buffer transferred to a worker,
  * Rapier's WebAssembly memory grown, a module loaded through a loader thread;
  * tests/bench/detached.ts), V8 checks every typed-array access for the rest of the process
- * (a plain typed-array loop measured 1.3-2× slower). Plain arrays with V8's packed double
- * elements are not affected, and measured as fast otherwise.
+ * (a plain typed-array loop is then markedly slower; docs/performance.md has the figures).
+ * Plain arrays with V8's packed double elements are not affected, and measured as fast otherwise.
  */
 
 /** Either kind of array of doubles (a store field, a scratch array, a caller's Float64Array). */
@@ -19,10 +19,10 @@ const pieces: number[][] = [];
 
 /**
  * n zeros with packed double elements (made of 0.5s, so the array has double elements, then
- * zeroed). Large arrays are joined from chunks by one concat (3-4× faster than pushing one by
- * one, less garbage: a 1000-humanoid crowd's stores are ~8M doubles), with ~n/2 spare capacity
+ * zeroed). Large arrays are joined from chunks by one concat (faster than pushing one by one,
+ * less garbage: a 1000-humanoid crowd's stores are ~8M doubles), with ~n/2 spare capacity
  * kept as pushing leaves it (setting a shorter length keeps the backing store): the step was
- * measured 2-6% slower on arrays of exactly their length.
+ * slower on arrays of exactly their length (docs/performance.md has the figures).
  */
 export function doubles(n: number): number[] {
   if (n <= CHUNK) {

@@ -6,12 +6,12 @@
  * Fields declared Float64Array are plain arrays of doubles (`number[]` with V8's packed double
  * elements, components/doubles.ts), not Float64Arrays: once any ArrayBuffer in the process has been
  * detached (Rapier's WebAssembly memory grown, a buffer sent to a worker), V8 checks every
- * typed-array access for the rest of the process, and plain arrays are not affected (measured
- * with `npm run bench:ab -- --detached`: humanoid step 0.86 of the time with a buffer detached,
- * 0.94 without). Integer and flag fields stay typed arrays (Int32Array, Uint8Array): they are
+ * typed-array access for the rest of the process, and plain arrays are not affected (the step
+ * is faster with them, detached or not: `npm run bench:ab -- --detached`, figures in
+ * docs/performance.md). Integer and flag fields stay typed arrays (Int32Array, Uint8Array): they are
  * read far less in a step. Copy into and out of double fields with `copyDoubles`. A double
  * field's backing store is up to ~1.5× its length (components/doubles.ts leaves it as pushing
- * would); copying it into an array of the exact length measured 2-6% slower in the step.
+ * would); copying it into an array of the exact length made the step slower.
  */
 import { doubles } from './doubles';
 
@@ -41,7 +41,7 @@ export function createStore<L extends Layout>(layout: L, capacity: number): Stor
   }
   // Built key by key, the object ends up in V8's dictionary (slow) mode; a spread copy is a
   // fast-properties object with a stable shape, so the systems' field loads are inline-cached
-  // (measured: humanoid step 16.3 → 13.0 µs).
+  // (a faster step: docs/performance.md has the figures).
   const fast = { ...store };
   capacityOf.set(fast, capacity);
   layoutOf.set(fast, layout);

@@ -349,7 +349,7 @@ export function interJointSolve(world: PhysikWorld): void {
       }
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the
-      // interpreter, which allocates (measured ~1 kB a step on the humanoid)
+      // interpreter, which allocates every step (docs/performance.md has how much)
       // (fastAccelerations measured the mismatch of the fast form's result: kept when it passed)
       let measured = false;
       if (coupling) {
@@ -404,8 +404,8 @@ export function interJointSolve(world: PhysikWorld): void {
 
 /**
  * Joint visits one step of the iterative solve may make at most, whatever `maxPasses` says
- * (about two seconds at 2 µs a visit): a pass count alone does not bound a step's time, which
- * grows with the joints each pass visits.
+ * (seconds of work at what a visit costs: docs/performance.md): a pass count alone does not
+ * bound a step's time, which grows with the joints each pass visits.
  */
 export const MAX_JOINT_VISITS_PER_STEP = 1_000_000;
 

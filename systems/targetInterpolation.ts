@@ -10,7 +10,8 @@ import { steppingRigs } from '../src/world/world';
 
 // The pivot (interpolationPivot in src/world/targets.ts) and the lengths (len3) are written out
 // here: V8 did not inline those calls into this function, and a call that passes or returns a
-// floating-point number boxes it (the heap profiler found ~22 bytes a step while moving).
+// floating-point number boxes it (the heap profiler found it allocating every step while moving;
+// docs/performance.md has how much).
 
 export function targetInterpolation(world: PhysikWorld): void {
   const { ControlPoint, Rig, Bone } = world.physik;

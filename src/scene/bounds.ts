@@ -6,25 +6,20 @@
  * command's options; each problem is an issue with the JSON path (or the command-line flag)
  * that made the number large.
  *
- * How the limits were set (measured in Node 20 on the CLI, peak resident memory from
- * /usr/bin/time, process baseline about 120 MB):
+ * How the limits were set: from the peak memory and the time per unit of work of CLI runs
+ * (docs/performance.md has the figures).
  *
- * - World bones, MAX_WORLD_BONES = 200,000: a world costs 6-8 kB per bone once built (stores,
- *   bitecs entities, the rig records) and about 12 kB per bone for a crowd of small rigs
- *   (each copy's wander script and records). Peaks: a 10,000-bone rig with 9 copies (100,000
- *   bones) 0.88 GB, with 19 copies (200,000) 1.63 GB; 1,000 copies of a 200-bone rig 1.56 GB.
- *   A 10,000-bone rig with crowd.count 1000 (10 million bones) ran V8 out of heap.
+ * - World bones, MAX_WORLD_BONES = 200,000: a world's memory grows with its bones once built
+ *   (stores, bitecs entities, the rig records; more per bone for a crowd of small rigs, for each
+ *   copy's wander script and records). At the bound a world peaks near the memory the recording
+ *   bound allows; far larger ones ran V8 out of heap.
  * - Recorded frame-bones, MAX_RECORD_FRAME_BONES = 2,500,000: a recording keeps 56 bytes per
  *   frame and bone (rotation and head, in arrays grown by doubling) and the exporters build the
- *   whole file in memory. Peaks for the humanoid (18 bones): 1.8 million frame-bones .json
- *   1.19 GB, .bvh 0.46 GB, .glb 0.53 GB; 3.0 million .json 1.91 GB (a 444 MB file), .bvh
- *   0.66 GB, .glb 0.79 GB. So about 600 bytes per frame-bone for JSON, the largest: 2.5
- *   million keeps every format near 1.6 GB or less, and the JSON text (150 bytes per
- *   frame-bone) under V8's largest string (2^29 characters).
- * - Work, MAX_WORK = 1e9 units, each about 2 µs: a bone-step (one bone through one step of
- *   the pipeline) took 2.1-2.4 µs (a 1000-bone chain, 18,018 bones of humanoids) and one
- *   joint in one Gauss-Seidel pass of the iterative inter-joint solve 2.2 µs (a 200-bone
- *   chain at 20,000 passes a step: 8.9 s a step), so 1e9 is about half an hour at most.
+ *   whole file in memory, JSON taking the most. At the bound every format peaks near the world
+ *   bound's memory, and the JSON text stays under V8's largest string (2^29 characters).
+ * - Work, MAX_WORK = 1e9 units: a bone-step (one bone through one step of the pipeline) and one
+ *   joint in one Gauss-Seidel pass of the iterative inter-joint solve cost about the same, so
+ *   1e9 of them is about half an hour at most.
  *   Counted in the worst case: every run a command makes (compare: two per solver and
  *   finish, its warm-up and its timed run; the expect block's variants when it is checked)
  *   for all its steps; the iterative

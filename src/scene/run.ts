@@ -48,9 +48,9 @@ export interface RunSummary {
   msPerStep: number;
   /**
    * The same over the last STEADY_STEPS steps (all of them in a shorter run): the first few
-   * hundred steps of a process run before V8 has compiled the step's systems (measured on the
-   * humanoid: ~1 ms a step at first, ~0.25 ms after 100 steps, ~20 µs from about step 500), so
-   * a short run's msPerStep is mostly that warm-up.
+   * hundred steps of a process run before V8 has compiled the step's systems, many times slower
+   * than the steady step (docs/performance.md has the humanoid's figures), so a short run's
+   * msPerStep is mostly that warm-up.
    */
   msPerStepSteady: number;
   /**

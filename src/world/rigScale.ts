@@ -12,9 +12,9 @@ import type { BoneStore } from '../../components';
 import { quatRotate } from '../math/quat';
 
 /**
- * Up to this many distinct points the diameter is exact (all pairs: at most ~8M distances,
- * ~20 ms, under a tenth of building a 4000-bone rig; a crowd of 1000 humanoids, ~20 points
- * each, ~4 ms). Beyond, see pointsDiameter.
+ * Up to this many distinct points the diameter is exact (all pairs: at most ~8M distances, a
+ * small part of what building a rig that large takes; docs/performance.md has the timings).
+ * Beyond, see pointsDiameter.
  */
 export const EXACT_DIAMETER_POINTS = 4096;
 

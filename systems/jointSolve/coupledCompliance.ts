@@ -29,12 +29,12 @@
  *
  * Cost: a 6×6 Cholesky solve and a few 6×6 products per joint. interJointSolve runs the
  * articulated-body form of the same equations about each bone's head first (coupledArticulated.ts:
- * a 3×3 inverse and a few 3×3 products per joint; the humanoid's step 11 µs with it, 38 µs with
- * this form alone) and this one only when that one's result does not hold the joints together
- * (cancellation on rigs mixing 0.1 mm and metre bones; no scene of scenes/, crowd, tree or long
- * chain of the bench needs it). A rig uses the coupled solve from the first step it presses a
- * limit on (every humanoid: its hinges' locked axes are always pressed). The root's 6×6 system
- * is solved by elimination with pivoting.
+ * a 3×3 inverse and a few 3×3 products per joint, the humanoid's step several times faster than
+ * with this form alone; docs/performance.md has the figures) and this one only when that one's
+ * result does not hold the joints together (cancellation on rigs mixing 0.1 mm and metre bones;
+ * no scene of scenes/, crowd, tree or long chain of the bench needs it). A rig uses the coupled
+ * solve from the first step it presses a limit on (every humanoid: its hinges' locked axes are
+ * always pressed). The root's 6×6 system is solved by elimination with pivoting.
  * No allocation per step: K, the spring torques and the speculative springs per rig (a WeakMap
  * keyed by the rig record, grown once), the sweep values in one scratch all rigs share.
  */
