@@ -6,7 +6,7 @@
  * - implicit (default): the damping force uses the end-of-step velocity,
  *   -c v(t+dt) = -c v(t) - c dt a, so the -c dt a part acts as a point mass c·dt at each end.
  *   Unconditionally stable; the paper's explicit form explodes for bones lighter than
- *   about c·dt (the design notes measured ~2 mass units at c = 20, dt = 0.05).
+ *   about c·dt (docs/physics.md has the measured threshold).
  * - explicit: the paper's F = -c v(t) only.
  *
  * Angular damping: 'implicit' applies -β I ω per bone axis with β a rate (1/s) and I the
@@ -16,8 +16,8 @@
  *
  * Twist: the end dampers sit on the bone's own axis and cannot damp spin about it, so with
  * β alone a bone twisted at rate β while it swung at β + c L²/(2 I_x) (the two ends' 2c(L/2)²
- * about the centre over I_x: about 80/s on a 10 cm, 150 g hand under automatic damping,
- * against β = 2/s), and a thigh under a far reach spun through 150-210°. With 'implicit' the
+ * about the centre over I_x: on a light hand under automatic damping, many times β), and a
+ * thigh under a far reach spun round (docs/physics.md has the figures). With 'implicit' the
  * bone's own axis gets the swing's total rate,
  * -(β + c L²/(2 I_x)) I_y ω_y in the bone frame, implicit like the rest: its dt part goes into
  * the effective inertia's y term, so a free twist is scaled by I_y / (I_y + dt D_y) ∈ (0, 1]

@@ -5,8 +5,8 @@
  * - implicit (default): the torque that turns ω into the solution ω₂ of the torque-free,
  *   body-frame backward-Euler step I (ω₂ − ω) + dt ω₂ × I ω₂ = 0, after one Newton iteration
  *   from ω, as (I (ω₂ − ω) / dt) in the world. Taken explicitly, ω × (I ω) pumps energy into a
- *   bone spinning off a principal axis (measured: a free undamped two-bone chain gained 10⁵×
- *   its kinetic energy in 10,000 steps of 0.05); the backward step only ever removes a little,
+ *   bone spinning off a principal axis (a free undamped chain's kinetic energy grew by orders of
+ *   magnitude; docs/physics.md has the figures); the backward step only ever removes a little,
  *   O(dt²) per step (the treatment of Catto's "Numerical methods" talk, GDC 2015).
  * - explicit (the paper's eq. 1): −ω × (I ω) at the start of the step.
  *

@@ -5,7 +5,7 @@
  *
  * - semi-implicit (symplectic) Euler, the default: ω ← ω + α dt, then rotate by ω dt.
  * - explicit Euler (the paper): rotate by the old ω dt, then ω ← ω + α dt. It never settled
- *   on the humanoid in the design measurements; kept to reproduce the paper.
+ *   on the humanoid (docs/physics.md); kept to reproduce the paper.
  * Angular damping mode 'halve' halves ω after the update (the original add-on). Welded bones
  * (welds.ts) take their parent's rotation and angular velocity.
  *

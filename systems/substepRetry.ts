@@ -9,16 +9,17 @@
  *
  * The count that worked is kept (`Rig.substepCount`): the next steps are taken in as many
  * substeps straight away, and only after HOLD good steps is half as many tried. Retrying
- * each step from a whole one was measured to keep an unstable rig (explicit damping on light
- * bones) oscillating: the whole step stays under the guard's bound yet amplifies the motion
- * twenty-fold, so it never came to rest; kept, the count lets it settle.
+ * each step from a whole one kept an unstable rig (explicit damping on light bones)
+ * oscillating: the whole step stays under the guard's bound yet amplifies the motion many times
+ * over, so it never came to rest; kept, the count lets it settle (docs/robustness.md).
  *
  * When even `maxSubsteps` is refused for speed, the step is taken whole with the speeds
  * clamped to the guard's bound (`Rig.speedClamp`, counted in `Rig.clampedSteps`), as physics
  * engines cap angular velocity: a 1 cm, 10 g bone on a stiff spring pulled 100 rig heights
  * away would need thousands of substeps to follow, and a clamp only removes energy. Held for
  * HOLD steps, then the unclamped step is tried again. (Before, the guard zeroed the
- * velocities and kept the pose, and such a rig stayed frozen for good: 810k of 1M fuzz steps.)
+ * velocities and kept the pose, and such a rig stayed frozen for good: most of the fuzz's
+ * steps, docs/robustness.md.)
  * Only a non-finite solve is refused outright: the rig is put back to the last good state
  * with zero velocity and the step is counted in `Rig.diverged`; the world never holds NaN.
  * The paper's settings (`maxSubsteps` 1) have neither substeps nor clamp.

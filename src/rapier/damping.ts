@@ -3,9 +3,9 @@
  * angular damping) on the Rapier mirror's bodies.
  *
  * Rapier's own body damping does not fit: it scales the velocity after the step's positions
- * were integrated with the undamped one (measured: a free body pushed for one step moves as far
- * with damping 40/s as with none), so a heavily damped light bone lurches each step where
- * PhysIK's creeps. PhysIK's implicit damping instead evaluates −c v at the end of the step,
+ * were integrated with the undamped one (a free body pushed for one step moves as far with
+ * heavy damping as with none; docs/physics.md), so a heavily damped light bone lurches each
+ * step where PhysIK's creeps. PhysIK's implicit damping instead evaluates −c v at the end of the step,
  * which is the same as giving each bone end a point mass c·dt (the core's damping system):
  *
  *   m_eff v₁ = m v₀ + dt F             m_eff = m + 2c dt

@@ -304,10 +304,9 @@ function physikRun(spec: CaseSpec, run: DynamicsRunOptions, seconds: number, ref
  * joint a fixed damping of 0.1 (torque per rad/s; `default_damping` in its multibody_joint.rs,
  * not settable from JavaScript), taken implicitly, so it also adds 0.1 dt to the mass matrix.
  * Undamped motion does not change with the mass unit, so the bodies' masses, inertias and the
- * forces on them are scaled up until that damping is nothing. Measured: unscaled, the chain
- * lost 46% of its kinetic energy in 2 s and the arm 87% after its release; scaled by 1e3 they
- * lost 1.1% and 1.2%; by 1e6, 1e8 or 1e10 0.4% and 0.5% alike (Rapier's own step error), the
- * tip differences the same to 1e-5.
+ * forces on them are scaled up until that damping is nothing: unscaled, it took much of the
+ * cross-check chain's and arm's kinetic energy; from 1e6 up, what they lose is Rapier's own step
+ * error alike, and the tips agree (docs/physics.md has the figures).
  */
 const MASS_SCALE = 1e6;
 

@@ -131,10 +131,10 @@ const MAX_DUPLICATES_LISTED = 20;
 /**
  * What JSON.parse accepts but a scene must not have, found in the text in one linear pass
  * before it is parsed: a key given twice in one object (JSON.parse keeps the last silently),
- * and arrays or objects nested deeper than MAX_DEPTH (then the scan stops there: parsing a
- * 16 MB file of nested arrays took V8 half a minute). It jumps from one bracket, comma or
- * quote to the next, and builds paths only for what it reports. Text that is not JSON is
- * scanned without failing (JSON.parse then names its error).
+ * and arrays or objects nested deeper than MAX_DEPTH (then the scan stops there: V8 parses a
+ * 16 MB file of nested arrays slowly; docs/robustness.md has the figure). It jumps from one
+ * bracket, comma or quote to the next, and builds paths only for what it reports. Text that is
+ * not JSON is scanned without failing (JSON.parse then names its error).
  */
 export function scanJsonText(text: string): { duplicates: SceneIssue[]; depth: SceneIssue | undefined } {
   interface Frame { keys: Map<string, number> | undefined; key: string | number; wantKey: boolean }

@@ -14,12 +14,12 @@ import type { Settings } from './types';
  * - twist (y): its effective inertia about its own axis, I_y with the implicit part of its
  *   twist damping (systems/damping.ts). The head lies on that axis, so neither the bone's mass
  *   nor its end dampers add a lever arm: I_y is 1/17 of I_x at the default radius (0.1 L) and
- *   the swing scale about the head ~4 I_x, so a twist limit scaled by the swing value was some
- *   35-40 times stiffer for what it turns.
+ *   the swing scale about the head ~4 I_x, so a twist limit scaled by the swing value was many
+ *   times stiffer for what it turns (docs/physics.md has the figure).
  * Both get the control-spring floor: it stands for the load a limit must hold, not for what
  * it turns, and a pull twists a bone as hard as it swings it (a knee's locked twist carries the
  * foot's sideways pull on a lever as long as the foot). Without it on twist the hand scene's
- * fingers ended twisted up to 55° past their locked twist (index.2, limited to [0, 0]).
+ * fingers ended twisted far past their locked twist (docs/physics.md has the figure).
  * (A scale from the whole subtree held limits tighter but made chains of 30+ limited bones
  * unstable, because the implicit torsion term only covers the two bones at the joint.)
  */

@@ -21,7 +21,7 @@ export interface SceneIssue {
  * - MAX_DEPTH: arrays and objects within each other (a scene needs 6: `rig.bones[i].limits.x`
  *   is an array at level 6, counting the scene as level 1). Deeper input is refused before
  *   anything else reads it: copying a path per level made a 100,000-level chain of arrays
- *   (a 200 KB file) take minutes to refuse.
+ *   (a 200 KB file) slow to refuse (docs/robustness.md has the figure).
  */
 export { MAX_BONES, MAX_STEPS, MAX_MAGNITUDE };
 export const MAX_PASSES = 1_000_000;
