@@ -57,6 +57,10 @@
  * them jointly). The iteration count reported is CCD sweeps. No allocation per step: scratch
  * is made once per rig (WeakMap by rig record).
  *
+ * Poles: an active pole control point on bone B (the scene files' pole syntax, as for FABRIK
+ * and two-bone) turns the section below B's parent about the line from its base to its
+ * effector after the solve, so the joint at B's head bends toward the pole (poles.ts).
+ *
  * Why one file of this length: the solve is one loop written for speed (a sweep, a forward
  * pass and the goals' effectors over compact copies, with the common joint's arithmetic written
  * out inline); its helpers share that loop's scratch and are not used elsewhere.
@@ -71,6 +75,7 @@ import { clampToLimits, refreshPose, solved } from './common';
 import { doubles, type Doubles } from '../../components/doubles';
 import type { SolveResult } from './solver';
 import { BUMP, collectGoals, frameAxis, goalsFinite, ikRig, type IkRig } from './goalTree';
+import { applyPoles } from './poles';
 
 /** Relative size of |a × b| / (|a||b|) under which three points count as colinear. */
 const COLINEAR = 1e-9;
@@ -692,5 +697,6 @@ export function ccdSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   const moved = poseIt[final]! > 0;
   if (moved || rest) writeBack(world, rig, T, S, pose[final]!, moved);
   else refreshPose(world, rig);
+  applyPoles(world, rig, T);
   return solved(it, status);
 }

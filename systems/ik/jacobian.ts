@@ -57,6 +57,10 @@
  * iteration is O(goals² · dofs) to form J Jᵀ plus O(goals³) to factor it; restPull needs a
  * second factorisation. No allocation per step: scratch grows per rig (WeakMap by record).
  *
+ * Poles: an active pole control point on bone B (the scene files' pole syntax, as for FABRIK
+ * and two-bone) turns the section below B's parent about the line from its base to its
+ * effector after the solve, so the joint at B's head bends toward the pole (poles.ts).
+ *
  * Why one file of this length: both methods are one iteration (build J, solve for Δθ, clamp
  * and re-solve, accept or undo) and differ only in the solve for Δθ.
  *
@@ -74,6 +78,7 @@ import { BUMP, collectGoals, frameAxis, goalErrors, goalsFinite, ikRig, markChai
 import {
   axisLocked, computeLocals, hasLimits, jointFrame, keepPose, pivotOf, rebuildFromLocals, resetToRest, restoreStart, rotateWorld, saveStart, undoPose,
 } from './localPose';
+import { applyPoles } from './poles';
 import type { SolveResult } from './solver';
 
 /** Largest turn of one bone in one iteration (radians). */
@@ -512,6 +517,7 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
   }
   S.mu = mu;
   refreshPose(world, rig);
+  applyPoles(world, rig, T);
   return solved(it, status);
 }
 
