@@ -1,6 +1,6 @@
 /**
  * Bad input in the sandbox (headless Chromium; setup in harness.ts): a handful of the kinds in
- * tests/unit/bad-input.test.ts's catalogue, fed the way a user feeds them: files dropped on the
+ * tests/unit/core/validation/badInput.test.ts's catalogue, fed the way a user feeds them: files dropped on the
  * page (a scene with a parent cycle, a 100,000-bone scene, a file over the size limit, a
  * truncated .glb, a .bvh with a word among its numbers), values typed into the panel (a pass
  * cap of a billion, a damping of 1e308), a solver that cannot pose the rig, and bad deep links.

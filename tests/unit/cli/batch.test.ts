@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli as capture } from '../support/cli';
-import { runBatch } from '../../src/cli/batch';
+import { runCli as capture } from '../../support/cli';
+import { runBatch } from '../../../src/cli/batch';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../scenes');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-batch-'));
 const bad = join(tmp, 'bad.json');
 writeFileSync(bad, JSON.stringify({ name: 'bad', rig: { name: 'r', bones: [{ name: 'a', parent: 'nobody', direction: [0, 1, 0], length: 1 }] } }));

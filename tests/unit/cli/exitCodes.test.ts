@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { runCli as cli } from '../support/cli';
+import { runCli as cli } from '../../support/cli';
 
-const root = join(__dirname, '../..');
+const root = join(__dirname, '../../..');
 const bin = join(root, 'bin/physik.mjs');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-exit-'));
 const bone = (name: string, parent: string | null, extra: Record<string, unknown> = {}) => ({ name, parent, direction: [0, 1, 0], length: 1, ...extra });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli as capture } from '../support/cli';
+import { runCli as capture } from '../../support/cli';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../scenes');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-'));
 function sceneFile(name: string, data: unknown): string {
   const f = join(tmp, name);

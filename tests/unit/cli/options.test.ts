@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { commandSpecs } from '../../src/cli/options';
-import { settingEnums } from '../../src/core/settings';
+import { commandSpecs } from '../../../src/cli/options';
+import { settingEnums } from '../../../src/core/settings';
 
 const physik = (...args: string[]) => spawnSync(process.execPath, ['bin/physik.mjs', ...args], { encoding: 'utf8' });
 

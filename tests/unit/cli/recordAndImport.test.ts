@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli as run } from '../support/cli';
-import { recordingFromJson } from '../../src/io/recordingJson';
-import { parseSceneText } from '../../src/scene/load';
+import { runCli as run } from '../../support/cli';
+import { recordingFromJson } from '../../../src/io/recordingJson';
+import { parseSceneText } from '../../../src/scene/load';
 
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-io-'));
-const scenes = join(__dirname, '../../scenes');
-const fixtures = join(__dirname, '../fixtures/external');
+const scenes = join(__dirname, '../../../scenes');
+const fixtures = join(__dirname, '../../fixtures/external');
 
 describe('physik record', () => {
   it('writes the same frames as .json, .bvh and .glb', async () => {

@@ -10,10 +10,10 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { runCli as cli } from '../support/cli';
-import { writeFileAtomic } from '../../src/io/atomicWrite';
+import { runCli as cli } from '../../support/cli';
+import { writeFileAtomic } from '../../../src/io/atomicWrite';
 
-const root = join(__dirname, '../..');
+const root = join(__dirname, '../../..');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-cli-writes-'));
 const bone = (name: string, parent: string | null, extra: Record<string, unknown> = {}) => ({ name, parent, direction: [0, 1, 0], length: 1, ...extra });
 const sceneText = JSON.stringify({

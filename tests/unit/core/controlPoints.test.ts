@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import {
   addControlPoint, addRig, createPhysikWorld, describeControlPoint, readMetrics, readPose, removeControlPoint,
   resetRig, setTarget, step, type PhysikWorld,
-} from '../../src/core';
-import { parseScene, SceneError } from '../../src/scene/load';
-import { kinematicSolvers } from '../../systems/ik/registry';
-import { allFinite, dist, v3 } from './helpers';
+} from '../../../src/core';
+import { parseScene, SceneError } from '../../../src/scene/load';
+import { kinematicSolvers } from '../../../systems/ik/registry';
+import { allFinite, dist, v3 } from '../helpers';
 
-const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')));
+const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')));
 
 function load(extra: Record<string, unknown> = {}) {
   const world = createPhysikWorld();

@@ -3,7 +3,7 @@
  * the rigs of the phase, and act on the simulation (a 'forces' system's force moves the rig).
  */
 import { describe, expect, it } from 'vitest';
-import { addRig, addSystem, createPhysikWorld, readPose, removeSystem, step, steppingRigs, type PhysikWorld } from '../../src/core';
+import { addRig, addSystem, createPhysikWorld, readPose, removeSystem, step, steppingRigs, type PhysikWorld } from '../../../src/core';
 
 function arm(world: PhysikWorld) {
   return addRig(world, {

@@ -8,11 +8,11 @@ import { describe, expect, it } from 'vitest';
 import {
   addControlPoint, addRig, createPhysikWorld, createSnapshot, getSettings, readMetrics, removeControlPoint,
   restoreRig, setSettings, setTarget, snapshotInto, snapshotRig, step, type PhysikWorld, type RigHandle,
-} from '../../src/core';
-import { parseSceneText } from '../../src/scene/load';
-import type { Settings } from '../../src/scene/types';
+} from '../../../src/core';
+import { parseSceneText } from '../../../src/scene/load';
+import type { Settings } from '../../../src/scene/types';
 
-const scene = parseSceneText(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
+const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 
 /** The humanoid scene, plus a scripted move at step 180 (after the snapshot), so the script cursor matters. */
 function humanoid(settings: Partial<Settings> = {}): { world: PhysikWorld; h: RigHandle } {

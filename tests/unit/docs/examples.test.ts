@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { AnimationMixer, LoopOnce, type Bone } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { headlessRun } from '../../docs/examples/headless-run';
-import { recordReach } from '../../docs/examples/record-gltf';
+import { headlessRun } from '../../../docs/examples/headless-run';
+import { recordReach } from '../../../docs/examples/record-gltf';
 
 describe('docs/examples', () => {
   it('headless-run: the humanoid scene comes to rest and meets its expect block', () => {

@@ -1,5 +1,5 @@
 import { createWorld } from 'bitecs';
-import { installPhysik, addRig, setTarget, step, readPose, readMetrics } from '../../src/core';
+import { installPhysik, addRig, setTarget, step, readPose, readMetrics } from '../../../src/core';
 
 const world = installPhysik(createWorld()); // your own bitecs world, now with the plugin
 const { rig, controlPoints } = addRig(world, {

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 describe('README example', () => {
   it('is quoted verbatim in the README', () => {
     const example = readFileSync(join(__dirname, 'readme-example.ts'), 'utf8')
-      .replace("from '../../src/core'", "from 'physik-ecs'");
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+      .replace("from '../../../src/core'", "from 'physik-ecs'");
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
     expect(readme).toContain(example.trim());
   });
 

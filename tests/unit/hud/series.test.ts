@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   SeriesBuffer, capacityFor, formatValue, hudStatus, plotRange, plotY, type PlotRange,
-} from '../../src/hud/series';
+} from '../../../src/hud/series';
 
 const dt = 0.05;
 

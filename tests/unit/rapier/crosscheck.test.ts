@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { runCrosscheck, type CrosscheckResult } from '../../src/rapier';
+import { loadSceneFile } from '../../../src/scene/loadFile';
+import { runCrosscheck, type CrosscheckResult } from '../../../src/rapier';
 
-const scenes = join(__dirname, '../../scenes');
+const scenes = join(__dirname, '../../../scenes');
 const scene = (name: string) => loadSceneFile(join(scenes, `${name}.json`));
 
 function expectAgreement(r: CrosscheckResult, within = 0.02): void {

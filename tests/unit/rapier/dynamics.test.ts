@@ -14,8 +14,8 @@
  * the arm at dt 0.01, and 11-100% RMS with the term off: within the same bounds.)
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runDynamicsCheck, type DynamicsCase, type DynamicsCheckResult, type DynamicsRun } from '../../src/rapier/dynamics';
-import { runCli as capture } from '../support/cli';
+import { runDynamicsCheck, type DynamicsCase, type DynamicsCheckResult, type DynamicsRun } from '../../../src/rapier/dynamics';
+import { runCli as capture } from '../../support/cli';
 
 let result: DynamicsCheckResult;
 

@@ -5,10 +5,10 @@
  * errors.
  */
 import { describe, expect, it } from 'vitest';
-import { createPhysikWorld, addRig, step, setTarget } from '../../src/core';
-import { createRapierMirror, loadRapier } from '../../src/rapier';
-import { chainBones, DEG } from './helpers';
-import { quatMulConjA, quatToRotationVector } from '../../src/math/quat';
+import { createPhysikWorld, addRig, step, setTarget } from '../../../src/core';
+import { createRapierMirror, loadRapier } from '../../../src/rapier';
+import { chainBones, DEG } from '../helpers';
+import { quatMulConjA, quatToRotationVector } from '../../../src/math/quat';
 
 describe('Rapier mirror', () => {
   it('loads Rapier once: every call shares one initialised module', async () => {

@@ -9,11 +9,11 @@ import { Quaternion, Vector3 } from 'three';
 import {
   LIMIT_ARC_SEGMENTS, jointFrame, limitDirection, limitFanIndex, limitOutlineIndex,
   raySegmentClosest, writeLimitFan,
-} from '../../src/render/limits';
-import { jointRotationVector } from '../../src/world/jointRotation';
-import { forwardKinematics } from '../../systems/forwardKinematics';
-import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from './helpers';
-import { copyDoubles } from '../../components/doubles';
+} from '../../../src/render/limits';
+import { jointRotationVector } from '../../../src/world/jointRotation';
+import { forwardKinematics } from '../../../systems/forwardKinematics';
+import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from '../helpers';
+import { copyDoubles } from '../../../components/doubles';
 
 const AXES: V3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
 /** The vector each axis's arc sweeps: the bone direction for swing (x, z), the frame's +Z for twist (y). */

@@ -11,13 +11,13 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { runCli as cli } from '../support/cli';
-import { cpuCount } from '../../src/cli/batch';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { parseScene } from '../../src/scene/load';
-import { MAX_WORK, MAX_WORLD_BONES, workBounds } from '../../src/scene/bounds';
+import { runCli as cli } from '../../support/cli';
+import { cpuCount } from '../../../src/cli/batch';
+import { loadSceneFile } from '../../../src/scene/loadFile';
+import { parseScene } from '../../../src/scene/load';
+import { MAX_WORK, MAX_WORLD_BONES, workBounds } from '../../../src/scene/bounds';
 
-const root = join(__dirname, '../..');
+const root = join(__dirname, '../../..');
 const scenes = join(root, 'scenes');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-bounds-'));
 

@@ -4,14 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { addRig, addRigs, createPhysikWorld, readMetrics, readPose, step } from '../../src/core';
-import { parseScene } from '../../src/scene/load';
-import { crowdOf, sceneCrowd } from '../../src/scene/crowd';
-import { runScene, summaryMetric } from '../../src/scene/run';
-import { replaceCrowd } from '../../src/app/simScene';
-import type { SceneError } from '../../src/scene/load';
+import { addRig, addRigs, createPhysikWorld, readMetrics, readPose, step } from '../../../src/core';
+import { parseScene } from '../../../src/scene/load';
+import { crowdOf, sceneCrowd } from '../../../src/scene/crowd';
+import { runScene, summaryMetric } from '../../../src/scene/run';
+import { replaceCrowd } from '../../../src/app/simScene';
+import type { SceneError } from '../../../src/scene/load';
 
-const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')));
+const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')));
 
 function crowdWorld(n: number, seed = 1) {
   const world = createPhysikWorld();
@@ -99,7 +99,7 @@ describe('crowd', () => {
 });
 
 describe('a scene with a crowd block (scenes/crowd.json)', () => {
-  const crowdText = readFileSync(new URL('../../scenes/crowd.json', import.meta.url), 'utf8');
+  const crowdText = readFileSync(new URL('../../../scenes/crowd.json', import.meta.url), 'utf8');
   const withCrowd = (crowd: unknown) => ({ ...JSON.parse(crowdText), crowd });
 
   it('runs its crowd beside the rig without touching the rig, and reports the crowd', () => {

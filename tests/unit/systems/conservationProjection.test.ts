@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld, setTarget, step, type PhysikWorld } from '../../src/core';
-import type { RigDescription, Settings } from '../../src/scene/types';
-import type { RigRecord } from '../../src/world/world';
-import { SPRING_CAPPED } from '../../components';
-import { limitSpringEnergy } from '../../systems/torsionSprings';
-import { springEnergy } from '../../systems/controlSprings';
-import { attachmentPoint } from '../../src/core/rig';
-import { rng } from './helpers';
+import { addRig, createPhysikWorld, setTarget, step, type PhysikWorld } from '../../../src/core';
+import type { RigDescription, Settings } from '../../../src/scene/types';
+import type { RigRecord } from '../../../src/world/world';
+import { SPRING_CAPPED } from '../../../components';
+import { limitSpringEnergy } from '../../../systems/torsionSprings';
+import { springEnergy } from '../../../systems/controlSprings';
+import { attachmentPoint } from '../../../src/core/rig';
+import { rng } from '../helpers';
 
 /** A floating chain of n bones zig-zagging out along x. */
 function chain(n: number): RigDescription {

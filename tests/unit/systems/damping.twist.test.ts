@@ -5,15 +5,15 @@
  * weighted per axis the same way wherever it is measured.
  */
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld, step, type PhysikWorld } from '../../src/core';
-import type { BoneDescription, Settings } from '../../src/scene/types';
-import { damping } from '../../systems/damping';
-import { limitRotationVector, limitSpringEnergy, torsionSprings } from '../../systems/torsionSprings';
-import { jointRotationVector } from '../../src/world/jointRotation';
-import { forwardKinematics } from '../../systems/forwardKinematics';
-import { copyDoubles } from '../../components/doubles';
-import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from './helpers';
-import { probeTwist } from '../bench/twist';
+import { addRig, createPhysikWorld, step, type PhysikWorld } from '../../../src/core';
+import type { BoneDescription, Settings } from '../../../src/scene/types';
+import { damping } from '../../../systems/damping';
+import { limitRotationVector, limitSpringEnergy, torsionSprings } from '../../../systems/torsionSprings';
+import { jointRotationVector } from '../../../src/world/jointRotation';
+import { forwardKinematics } from '../../../systems/forwardKinematics';
+import { copyDoubles } from '../../../components/doubles';
+import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from '../helpers';
+import { probeTwist } from '../../bench/twist';
 
 /** A single floating bone spinning at `w` about its own axis (y) or a transverse one (x) through its centre. */
 function spinning(axis: 'x' | 'y', w: number, settings: Partial<Settings>) {

@@ -5,9 +5,9 @@
  * explicit end-point damping are known to blow up light bones (design notes).
  */
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld, paperSettings, readMetrics, readPose, setTarget, step, type RigMetrics } from '../../src/core';
-import type { Settings } from '../../src/scene/types';
-import { allFinite, chainBones } from './helpers';
+import { addRig, createPhysikWorld, paperSettings, readMetrics, readPose, setTarget, step, type RigMetrics } from '../../../src/core';
+import type { Settings } from '../../../src/scene/types';
+import { allFinite, chainBones } from '../helpers';
 
 const STEPS = 1500;
 

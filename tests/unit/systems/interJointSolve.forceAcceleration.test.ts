@@ -6,10 +6,10 @@
  * `pointCompliance` is the r = s case, stored as a symmetric 3×3.
  */
 import { describe, expect, it } from 'vitest';
-import { pointCompliance } from '../../systems/interJointSolve';
+import { pointCompliance } from '../../../systems/interJointSolve';
 import {
   add, cross, dot, matMul, matVec, norm, randVec, rng, scale, skew, sub, symFull, transpose, type M3, type V3,
-} from './helpers';
+} from '../helpers';
 
 interface Body {
   m: number;

@@ -11,11 +11,11 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { addRig, createPhysikWorld, onSettle, readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../src/core';
-import type { RigRecord } from '../../src/world/world';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { checkExpect, runScene, summaryMetric } from '../../src/scene/run';
-import { chainBones } from './helpers';
+import { addRig, createPhysikWorld, onSettle, readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../../src/core';
+import type { RigRecord } from '../../../src/world/world';
+import { loadSceneFile } from '../../../src/scene/loadFile';
+import { checkExpect, runScene, summaryMetric } from '../../../src/scene/run';
+import { chainBones } from '../helpers';
 
 const SPEED = 1e-4; // × height per second
 const LOAD = 1e-3; // × the spring load
@@ -62,7 +62,7 @@ function expectStatic(b: Balance): void {
   expect(b.residual, fmt(b)).toBeLessThanOrEqual(LOAD * Math.max(b.springLoad, b.pull));
 }
 
-const dir = join(__dirname, '../../scenes');
+const dir = join(__dirname, '../../../scenes');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
 /** Run a scene's own rig (its crowd left out) and record its balance at each first converged step and each stalled step it fell asleep in. */

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import {
   addRig, createPhysikWorld, onSettle, readMetrics, readPose, setSettings, setTarget, step,
   type SettleEvent,
-} from '../../src/core';
-import type { Settings } from '../../src/scene/types';
-import { buildCase, caseForSeed } from '../fuzz/rigs';
-import { chainBones } from './helpers';
+} from '../../../src/core';
+import type { Settings } from '../../../src/scene/types';
+import { buildCase, caseForSeed } from '../../fuzz/rigs';
+import { chainBones } from '../helpers';
 
 /** A pinned 4-bone chain (height 2) whose tip is pulled to a reachable target. */
 function chain(settings: Partial<Settings> = {}, limits?: NonNullable<Parameters<typeof chainBones>[1]>['limits']) {

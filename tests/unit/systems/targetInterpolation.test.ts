@@ -9,9 +9,9 @@
  *  - a move smaller than `interpolationThresholdDeg` about the pivot, or mode 'none', jumps.
  */
 import { describe, expect, it } from 'vitest';
-import { readMetrics, setSettings, setTarget, step } from '../../src/core';
-import type { InterpolationMode } from '../../src/scene/types';
-import { add, angleBetween, build, cross, DEG, dist, dot, norm, qAxisAngle, qRotate, scale, sub, v3, type V3 } from './helpers';
+import { readMetrics, setSettings, setTarget, step } from '../../../src/core';
+import type { InterpolationMode } from '../../../src/scene/types';
+import { add, angleBetween, build, cross, DEG, dist, dot, norm, qAxisAngle, qRotate, scale, sub, v3, type V3 } from '../helpers';
 
 const N = 10;
 

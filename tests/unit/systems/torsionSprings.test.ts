@@ -6,15 +6,15 @@
  * `Bone.torque` after damping + torsionSprings.
  */
 import { describe, expect, it } from 'vitest';
-import { readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../src/core';
-import type { BoneDescription } from '../../src/scene/types';
-import { damping } from '../../systems/damping';
-import { torsionSprings } from '../../systems/torsionSprings';
-import { jointRotationVector } from '../../src/world/jointRotation';
-import { forwardKinematics } from '../../systems/forwardKinematics';
-import { rigMeasures, metrics } from '../../systems/metrics';
-import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from './helpers';
-import { copyDoubles } from '../../components/doubles';
+import { readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../../src/core';
+import type { BoneDescription } from '../../../src/scene/types';
+import { damping } from '../../../systems/damping';
+import { torsionSprings } from '../../../systems/torsionSprings';
+import { jointRotationVector } from '../../../src/world/jointRotation';
+import { forwardKinematics } from '../../../systems/forwardKinematics';
+import { rigMeasures, metrics } from '../../../systems/metrics';
+import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from '../helpers';
+import { copyDoubles } from '../../../components/doubles';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld, readPose, step, type PhysikWorld } from '../../src/core';
-import type { BoneDescription, Settings } from '../../src/scene/types';
-import { jointRotationVector } from '../../src/world/jointRotation';
+import { addRig, createPhysikWorld, readPose, step, type PhysikWorld } from '../../../src/core';
+import type { BoneDescription, Settings } from '../../../src/scene/types';
+import { jointRotationVector } from '../../../src/world/jointRotation';
 
 const DEG = 180 / Math.PI;
 

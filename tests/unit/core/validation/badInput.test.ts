@@ -23,15 +23,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { getAllEntities } from 'bitecs';
-import { runCli as cli } from '../support/cli';
-import { addControlPoint, addRig, createPhysikWorld, setSettings, setTarget, step, type PhysikWorld } from '../../src/core';
-import { parseScene, parseSceneText, SceneError } from '../../src/scene/load';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { importBvh } from '../../src/io/bvhImport';
-import { importGltf } from '../../src/io/gltfImport';
-import { ImportError } from '../../src/io/skeleton';
+import { runCli as cli } from '../../../support/cli';
+import { addControlPoint, addRig, createPhysikWorld, setSettings, setTarget, step, type PhysikWorld } from '../../../../src/core';
+import { parseScene, parseSceneText, SceneError } from '../../../../src/scene/load';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { importBvh } from '../../../../src/io/bvhImport';
+import { importGltf } from '../../../../src/io/gltfImport';
+import { ImportError } from '../../../../src/io/skeleton';
 
-const root = join(__dirname, '../..');
+const root = join(__dirname, '../../../..');
 const fixtures = join(root, 'tests/fixtures/external');
 const tmp = mkdtempSync(join(tmpdir(), 'physik-bad-input-'));
 

@@ -20,11 +20,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { getAllEntities } from 'bitecs';
-import { addControlPoint, addRig, createPhysikWorld, setSettings, step, type PhysikWorld } from '../../src/core';
-import { parseScene, parseSceneText, SceneError, validateScene } from '../../src/scene/load';
-import { loadSceneFile } from '../../src/scene/loadFile';
-import { checkMagnitudes, MAX_DEPTH, SUMMARY_METRICS, CROWD_METRICS } from '../../src/core/validation/check';
-import { runScene, summaryMetric } from '../../src/scene/run';
+import { addControlPoint, addRig, createPhysikWorld, setSettings, step, type PhysikWorld } from '../../../../src/core';
+import { parseScene, parseSceneText, SceneError, validateScene } from '../../../../src/scene/load';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
+import { checkMagnitudes, MAX_DEPTH, SUMMARY_METRICS, CROWD_METRICS } from '../../../../src/core/validation/check';
+import { runScene, summaryMetric } from '../../../../src/scene/run';
 
 const tmp = mkdtempSync(join(tmpdir(), 'physik-bad-validation-'));
 const DEEP = 100_000;
@@ -145,7 +145,7 @@ describe('hostile scene input is refused early and clearly', () => {
       // here the old two minutes would end in the kill, not in a slow pass
       const file = join(tmp, 'deep.json');
       writeFileSync(file, armText((s) => (s.settings = 'DEEP'), 'DEEP', `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`));
-      const r = spawnSync(process.execPath, [join(__dirname, '../../bin/physik.mjs'), 'validate', file], { encoding: 'utf8', timeout: 15_000 });
+      const r = spawnSync(process.execPath, [join(__dirname, '../../../../bin/physik.mjs'), 'validate', file], { encoding: 'utf8', timeout: 15_000 });
       expect(r.signal).toBeNull();
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(`${file}: settings${zeros(2)}: expected arrays and objects ${levels}, got an array at level 33 (line `);

@@ -8,11 +8,11 @@
  * `expect` block keyed `__proto__` was dropped by the parser, so its check passed unchecked.
  */
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../src/core';
-import { parseSceneText } from '../../src/scene/load';
-import { checkExpect, runScene, type RunSummary } from '../../src/scene/run';
-import { settingEnums, settingRanges } from '../../src/core/settings';
-import type { Scene } from '../../src/scene/types';
+import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../../../src/core';
+import { parseSceneText } from '../../../../src/scene/load';
+import { checkExpect, runScene, type RunSummary } from '../../../../src/scene/run';
+import { settingEnums, settingRanges } from '../../../../src/core/settings';
+import type { Scene } from '../../../../src/scene/types';
 
 const MEMBERS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
 const PLAIN = ['b0', 'b1', 'b2', 'b3'];

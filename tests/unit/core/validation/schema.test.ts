@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultSettings } from '../../src/core/settings';
-import { parseScene, parseSceneText, SceneError, validateScene } from '../../src/scene/load';
-import { loadSceneFile } from '../../src/scene/loadFile';
+import { defaultSettings } from '../../../../src/core/settings';
+import { parseScene, parseSceneText, SceneError, validateScene } from '../../../../src/scene/load';
+import { loadSceneFile } from '../../../../src/scene/loadFile';
 
 /** A minimal valid scene; tests clone and break it. */
 function scene(): any {

@@ -11,14 +11,14 @@
  * solve's diagonal stand-in shows on random rigs: see the fuzz numbers in systems/torsionSprings.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { readMetrics, step } from '../../src/core';
-import type { RigInput } from '../../src/core/rig';
-import { existingLimitCoupling } from '../../systems/jointSolve/coupledCompliance';
-import { coupledSolveForm } from '../../systems/interJointSolve';
-import type { BoneDescription } from '../../src/scene/types';
-import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from './helpers';
-import { checkNewton, jointMismatch } from './jointChecks';
-import type { Doubles } from '../../components/doubles';
+import { readMetrics, step } from '../../../../src/core';
+import type { RigInput } from '../../../../src/core/rig';
+import { existingLimitCoupling } from '../../../../systems/jointSolve/coupledCompliance';
+import { coupledSolveForm } from '../../../../systems/interJointSolve';
+import type { BoneDescription } from '../../../../src/scene/types';
+import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from '../../helpers';
+import { checkNewton, jointMismatch } from '../../jointChecks';
+import type { Doubles } from '../../../../components/doubles';
 
 const rigs: Record<string, () => RigInput> = {
   'pinned chain bent against tight limits': () => ({
@@ -26,7 +26,7 @@ const rigs: Record<string, () => RigInput> = {
     controlPoints: [{ name: 'tip', bone: 'b5', target: [2, -0.5, 0.4] }],
   }),
   // (its locked collarbones and hips as springs here, welds off: the coupling law is the subject;
-  // welds have their own tests, tests/unit/welds.test.ts)
+  // welds have their own tests, tests/unit/systems/welds.test.ts)
   'humanoid-like tree pulled far': () => ({
     rig: { name: 'humanoid', bones: humanoidBones() },
     controlPoints: humanoidControlPoints().map((cp, i) => (i === 0 ? { ...cp, target: [4, 3, 1] as V3 } : cp)),

@@ -10,10 +10,10 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPhysikWorld, addRig, step, setTarget, readMetrics, setSettings, type RigInput } from '../../src/core';
-import { runThroughSolve, rng, randVec, type V3 } from './helpers';
-import type { BoneDescription } from '../../src/scene/types';
-import { copyDoubles } from '../../components/doubles';
+import { createPhysikWorld, addRig, step, setTarget, readMetrics, setSettings, type RigInput } from '../../../../src/core';
+import { runThroughSolve, rng, randVec, type V3 } from '../../helpers';
+import type { BoneDescription } from '../../../../src/scene/types';
+import { copyDoubles } from '../../../../components/doubles';
 
 /** Accelerations (linear and angular, per bone) after one solve, for the given joint solve. */
 function solvedAccelerations(input: RigInput, interJoint: 'iterative' | 'exact', warmSteps: number): Float64Array {
@@ -55,7 +55,7 @@ function randomTree(seed: number, n: number, pinned: boolean): RigInput {
   };
 }
 
-const humanoid = JSON.parse(readFileSync(join(__dirname, '../../scenes/humanoid.json'), 'utf8'));
+const humanoid = JSON.parse(readFileSync(join(__dirname, '../../../../scenes/humanoid.json'), 'utf8'));
 
 describe('exact joint solve', () => {
   it('matches the iterative solve on the humanoid (accelerations within 1e-6 relative)', () => {
