@@ -366,7 +366,7 @@ function timedMirrorSteps(world: PhysikWorld, m: Mirror, steps: number): { mirro
   return { mirrorUs: (ms * 1000) / steps, worldStepUs: inner ? (inner.elapsed() * 1000) / steps : null };
 }
 
-/** Multibody joints cost about bones³ in Rapier (DESIGN.md; measured 70 ms a step on the 100-bone tree): no 1000-bone rows. */
+/** Multibody joints cost about bones³ in Rapier (docs/rapier.md has the timing): no 1000-bone rows. */
 const MULTIBODY_MAX_BONES = 100;
 
 async function rapierSection(stepSec: StepSection | null): Promise<RapierSection> {

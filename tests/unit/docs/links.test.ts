@@ -96,3 +96,57 @@ describe('documentation links', () => {
     });
   }
 });
+
+/** Every source file whose comments may name repository paths. */
+function sourceFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) { if (entry.name !== 'fixtures' && entry.name !== 'node_modules') walk(path); }
+      else if (/\.(ts|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  for (const dir of ['components', 'src', 'systems', 'tests', 'scripts', 'bin']) walk(dir);
+  return out.sort();
+}
+
+/**
+ * Repository paths named in a file's comments (block and line comments; a path in a string is
+ * data, which tests use to name files that must not exist).
+ */
+function commentedPaths(text: string): string[] {
+  const comments = [...text.matchAll(/\/\*[\s\S]*?\*\/|(?<![:'"`\\])\/\/[^\n]*/g)].map((m) => m[0]).join('\n');
+  const out: string[] = [];
+  const starts = PATH_PREFIXES.map((p) => p.replace('.', '\\.')).join('|');
+  for (const m of comments.matchAll(new RegExp(`(?<![\\w./-])((?:${starts})[\\w./-]*[\\w])`, 'g'))) {
+    const path = m[1]!;
+    if (/[<>*{}]/.test(path)) continue;
+    out.push(path);
+  }
+  return out;
+}
+
+describe('source comments', () => {
+  it('every repository path named in a comment exists (a file may be named without its .ts)', () => {
+    const missing: string[] = [];
+    for (const file of sourceFiles()) {
+      for (const path of commentedPaths(readFileSync(join(root, file), 'utf8'))) {
+        if (!existsSync(join(root, path)) && !existsSync(join(root, `${path}.ts`))) missing.push(`${file}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('no comment points outside the repository', () => {
+    const outside: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const m of text.matchAll(/shared\/reference|DESIGN\.md|design notes|\bissue \d+/gi)) {
+        if (file === 'tests/unit/docs/links.test.ts') continue;
+        outside.push(`${file}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@
  * Stability of the default settings across bone masses (0.25 .. 100) and units (metres and
  * centimetres), on a floating 6-bone chain with angular limits whose two control points
  * (its base and its tip) are moved far; and the paper's original settings, which with
- * explicit end-point damping are known to blow up light bones (design notes).
+ * explicit end-point damping are known to blow up light bones (docs/physics.md).
  */
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, paperSettings, readMetrics, readPose, setTarget, step, type RigMetrics } from '../../../src/core';
