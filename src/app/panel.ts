@@ -15,8 +15,8 @@
  *   the frame shown (scrub on the timeline strip), export .glb / .bvh / .json (downloads);
  * - play/pause, single step, reset;
  * - "simulation in a worker": reloads the page with `?worker=1` or without it. In worker mode
- *   the panel hides what is off there (compare, onion skins, the Rapier ghost, point edits,
- *   recording; workerMode.ts) and says so in one line.
+ *   the panel hides what the host lacks (`Sandbox.unavailable`: compare, onion skins, the
+ *   Rapier ghost, point edits, recording; workerMode.ts) and names it in a note.
  */
 import GUI, { type Controller } from 'lil-gui';
 import { getSettings } from '../core';
@@ -24,10 +24,10 @@ import { settingEnums } from '../core/settings';
 import type { Settings } from '../scene/types';
 import { readDroppedFile } from './drop';
 import type { ExportKind } from './recording';
-import type { Sandbox } from './sandbox';
+import type { Feature, Sandbox } from './sandbox';
 import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
 import { CROWD_MAX } from './simScene';
-import { WORKER_MODE_OFF } from './workerMode';
+import { FEATURE_NAMES } from './shell';
 import { FEEL_RANGE } from './feel';
 
 /** Tooltips of the feel knobs (one line each). */
@@ -193,7 +193,13 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   if (options.worker) {
     const toggle = options.worker.toggle;
     gui.add({ worker: inWorker }, 'worker').name('simulation in a worker').onChange((v: boolean) => toggle(v));
-    if (inWorker) gui.add({ off: WORKER_MODE_OFF.join(', ') }, 'off').name('off in worker mode').disable();
+  }
+  if (sandbox.unavailable.length) {
+    // what this host lacks, in full (a disabled field would cut the list off)
+    const note = document.createElement('p');
+    note.className = 'panel-off';
+    note.textContent = `Off ${inWorker ? 'in worker mode' : 'here'}: ${sandbox.unavailable.map((f) => FEATURE_NAMES[f]).join(', ')}. ${sandbox.unavailableWhy ?? ''}`.trim();
+    gui.$children.append(note);
   }
 
   // --- Rapier ghost
@@ -328,11 +334,12 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.add(actions, 'reset').name('reset');
   gui.add(edits, 'open').name('open file… (.json .glb .gltf .bvh)');
   gui.add(edits, 'saveScene').name('save scene .json');
-  if (inWorker) {
-    // off in worker mode: each needs the world on the main thread
-    for (const [key, c] of controllers) if (key === 'compare' || key === 'onion') c.hide();
-    for (const folder of [rapierFolder, points, rec]) folder.hide();
-  }
+  // what the host lacks is hidden (the note above names it)
+  const lacks = (f: Feature) => sandbox.unavailable.includes(f);
+  for (const [key, c] of controllers) if ((key === 'compare' && lacks('compare')) || (key === 'onion' && lacks('onion'))) c.hide();
+  if (lacks('rapier')) rapierFolder.hide();
+  if (lacks('pointEdits') && lacks('undo')) points.hide();
+  if (lacks('recording')) rec.hide();
 
   /** Show the sandbox's current state in every control. */
   function refresh(): void {

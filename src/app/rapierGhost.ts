@@ -22,8 +22,8 @@
  */
 import type { PhysikWorld } from '../core';
 import type { RigRecord } from '../world/world';
-import type { GhostFrame, GhostSource } from '../render/view';
-import { jointRadiusOf } from '../render/view';
+import type { GhostFrame, GhostSource } from '../render/ghostLayers';
+import { jointRadiusOf } from '../render/shapes';
 import type { JointModel, RapierMirror, Rapier } from '../rapier';
 import { rapierJointModels } from './rapierChoices';
 

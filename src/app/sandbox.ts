@@ -1,7 +1,7 @@
 /**
  * What the sandbox page is to the rest of the app and to tests: the `Sandbox` host (the world,
- * the rig shown, the panel's state and commands; src/app/main.ts runs it on the main thread,
- * src/app/workerMode.ts with the world in a worker) and the read-only `PhysikDebug` handle.
+ * the rig shown, the panel's state and commands; src/app/mainThread.ts runs it on the main
+ * thread, src/app/workerMode.ts with the world in a worker) and the read-only `PhysikDebug` handle.
  */
 import type GUI from 'lil-gui';
 import type { PhysikWorld } from '../world/world';
@@ -20,8 +20,15 @@ import type { RapierDistance, RapierGhost } from './rapierGhost';
 import type { RapierPlacement } from './rapierChoices';
 import type { Feel, FeelState } from './feel';
 
+/** What a host may lack: the help, the panel and the keys leave out what it cannot do. */
+export type Feature = 'boneGrab' | 'pointEdits' | 'undo' | 'recording' | 'compare' | 'rapier' | 'onion';
+
 export interface Sandbox {
   world: PhysikWorld;
+  /** Features this host does not have (empty on the main thread). */
+  readonly unavailable: readonly Feature[];
+  /** Why they are off, and what to do to have them (shown with the list). */
+  readonly unavailableWhy?: string;
   readonly rig: number;
   readonly sceneName: string;
   /** Control point entity by name (current: edits add and remove points). */

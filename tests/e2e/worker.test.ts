@@ -100,7 +100,19 @@ describe('worker mode (headless Chromium)', () => {
 
     // the panel: the worker box is ticked, what worker mode leaves out is hidden and named
     await expect.poll(() => panelControl(page, 'simulation in a worker').locator('input').isChecked()).toBe(true);
-    expect(await panelControl(page, 'off in worker mode').locator('input').inputValue()).toContain('recording');
+    const offNote = await page.locator('.lil-gui .panel-off').textContent();
+    for (const what of ['Off in worker mode', 'grabbing bones', 'undo and redo', 'recording']) expect(offNote).toContain(what);
+    // the help lists only what works here, and says what is off
+    await page.locator('#view').click({ position: { x: 5, y: 300 } });
+    await page.keyboard.press('?');
+    const help = page.locator('#help-overlay');
+    await help.waitFor({ state: 'visible', timeout: 10_000 });
+    const helpText = (await help.textContent())!;
+    expect(helpText).toContain('drag an orange handle');
+    expect(helpText).not.toMatch(/drag a bone|Ctrl\+Z/);
+    expect(helpText).toContain('Off here: grabbing bones and pins');
+    await page.keyboard.press('Escape');
+    expect(await help.isVisible()).toBe(false);
     expect(await panelControl(page, 'compare with').isVisible()).toBe(false);
     expect(await page.locator('.lil-gui .lil-title', { hasText: /^recording$/ }).isVisible()).toBe(false);
     // keys still work: pause stops the worker's steps

@@ -1,0 +1,165 @@
+/**
+ * What both sandbox hosts are made of (the main-thread host, mainThread.ts, and the worker
+ * host, workerMode.ts): the page's world with the scene's rig (and crowd), the feel knobs, the
+ * view, the selection, the target dragger, the history and the page shell, and the members of
+ * `Sandbox` that read or change them the same way on either thread. A host adds its own
+ * members (stepping, settings, undo...) and tells the core through `HostHooks` what else a
+ * loaded scene, a crowd or a feel change needs on its side (a worker message, the compare
+ * ghost, the history).
+ */
+import { createPhysikWorld, type PhysikWorld } from '../core';
+import { findRig, type RigRecord } from '../world/world';
+import type { Scene, Settings } from '../scene/types';
+import { createView, type View } from '../render/view';
+import { createSelection, type Selection } from './selection';
+import { createTargetDragger, type DraggerHooks, type TargetDragger } from './drag';
+import { createHistory, type History } from './history';
+import { screenPoints } from './screenPoints';
+import { sceneFileText } from './sceneFile';
+import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
+import type { RigRef } from './edits';
+import type { SandboxOptions } from './deepLink';
+import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, type Feel, type FeelState } from './feel';
+import { createPageShell, openFileWith, type PageShell } from './shell';
+import type { Sandbox } from './sandbox';
+
+/** What a host does on its side when the core changes the rigs or the feel. */
+export interface HostHooks {
+  /** The dragger's hooks other than selection (a finished move for undo, a target posted to the worker). */
+  drag?: Omit<DraggerHooks, 'onSelect'>;
+  /** A scene replaced the rigs (the core has applied the feel and cleared the selection). */
+  sceneLoaded(next: Scene): void;
+  /** The crowd changed to `n` copies. */
+  crowdChanged(n: number): void;
+  /** Feel knobs set on the page's main rig (was: the responsiveness before). */
+  feelChanged(patch: Partial<Feel>, was: number): void;
+}
+
+export interface HostCore {
+  readonly world: PhysikWorld;
+  readonly rig: number;
+  readonly scene: Scene;
+  readonly crowdRigs: readonly number[];
+  readonly ref: RigRef;
+  record(): RigRecord;
+  readonly feel: Readonly<FeelState>;
+  readonly canvas: HTMLCanvasElement;
+  readonly view: View;
+  readonly history: History;
+  readonly selection: Selection;
+  readonly dragger: TargetDragger;
+  readonly shell: PageShell;
+  /** Tell the panel that what it shows changed. */
+  changed(): void;
+  /** Settings were set by hand: damping set directly means liveliness no longer stands. */
+  settingsSet(patch: Partial<Settings>): void;
+  /** The members of `Sandbox` both hosts share (getters kept: merge with `sandboxOf`). */
+  readonly shared: SharedMembers;
+  /** The sandbox, once the host has built it. */
+  bind(sandbox: Sandbox): void;
+}
+
+/** The `Sandbox` members the core implements. */
+export type SharedMembers = Pick<Sandbox,
+  'world' | 'rig' | 'sceneName' | 'controlPoints' | 'bones' | 'frames' | 'screenOf' | 'screenOfBone' | 'view' | 'dragger'
+  | 'history' | 'hud' | 'feel' | 'sceneOwnFeel' | 'setFeel' | 'loadScene' | 'openFile' | 'importNotes' | 'sceneFile'
+  | 'spawnCrowd' | 'crowd' | 'selected' | 'select'>;
+
+/** Merge a host's own members into the shared ones, getters and setters kept as they are. */
+export function sandboxOf<S extends Sandbox>(shared: SharedMembers, own: Omit<S, keyof SharedMembers>): S {
+  const out = {} as S;
+  Object.defineProperties(out, Object.getOwnPropertyDescriptors(shared));
+  Object.defineProperties(out, Object.getOwnPropertyDescriptors(own));
+  return out;
+}
+
+const byName = (names: Map<string, number>) => Object.assign(Object.create(null) as Record<string, number>, Object.fromEntries(names));
+
+export function createHostCore(initial: Scene, initialName: string, options: SandboxOptions, hooks: HostHooks): HostCore {
+  const world = createPhysikWorld();
+  let scene = initial;
+  let sceneName = initialName;
+  let rig = addSceneRig(world, scene, options.solver);
+  let crowdRigs: number[] = [];
+  let importNotes: string[] = [];
+  const record = () => findRig(world, rig);
+  const ref: RigRef = { world, get rig() { return rig; } };
+  // the knobs last chosen (a deep link's, then the panel's): every scene loaded gets them
+  const chosen: Feel = { responsiveness: options.responsiveness ?? SANDBOX_FEEL.responsiveness, liveliness: options.liveliness ?? SANDBOX_FEEL.liveliness };
+  let feel: FeelState = feelForScene(scene, chosen, { responsiveness: options.responsiveness, liveliness: options.liveliness });
+  applyFeel(world, rig, inEffect(feel));
+
+  let sandbox: Sandbox | null = null;
+  const changed = () => sandbox?.onChange?.();
+  const canvas = document.getElementById('view') as HTMLCanvasElement;
+  const view = createView(canvas, world);
+  const history = createHistory();
+  const selection = createSelection(world, record, view, changed);
+  const dragger = createTargetDragger(world, view, canvas, { ...hooks.drag, onSelect: (cp) => selection.picked(cp) });
+  selection.dragger = dragger;
+  const shell = createPageShell(canvas, scene.settings.dt);
+
+  function loadScene(next: Scene, name: string): void {
+    // build the new rigs first: if that throws, the old ones stay
+    ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd
+    feel = feelForScene(next, chosen);
+    applyFeel(world, rig, inEffect(feel));
+    scene = next;
+    sceneName = name;
+    selection.clear();
+    hooks.sceneLoaded(next);
+    view.update(); // rebuild the buffers for the new topology before framing
+    view.frame();
+    document.title = `physik-ecs · ${name}`;
+    changed();
+  }
+
+  const shared: SharedMembers = {
+    world,
+    get rig() { return rig; },
+    get sceneName() { return sceneName; },
+    get controlPoints() { return byName(record().controlPointByName); },
+    get bones() { return byName(record().boneByName); },
+    get frames() { return shell.frames; },
+    ...screenPoints(world, view, record),
+    view, dragger, history,
+    get hud() { return shell.hud; },
+    get feel() { return feel; },
+    get sceneOwnFeel() { return sceneStatesOwnFeel(scene); },
+    setFeel(patch) {
+      const was = feel.responsiveness ?? 1;
+      applyFeel(world, rig, patch, was); // throws before anything changes when refused
+      hooks.feelChanged(patch, was);
+      feel = { ...feel, ...patch };
+      Object.assign(chosen, patch);
+    },
+    loadScene,
+    openFile: (data, fileName) => openFileWith(data, fileName, (opened) => {
+      loadScene(opened.scene, opened.name);
+      importNotes = opened.notes;
+    }),
+    get importNotes() { return importNotes; },
+    sceneFile: () => sceneFileText(world, record(), scene),
+    spawnCrowd(n) {
+      crowdRigs = replaceCrowd(world, scene, rig, crowdRigs, n); // throws first for a bad n
+      hooks.crowdChanged(n);
+      view.update(); // rebuild the buffers for the new set of rigs
+      view.frame();
+    },
+    get crowd() { return crowdRigs.length; },
+    get selected() { return selection.name; },
+    select: (name) => selection.select(name),
+  };
+
+  return {
+    world, ref, record, canvas, view, history, selection, dragger, shell, changed, shared,
+    get rig() { return rig; },
+    get scene() { return scene; },
+    get crowdRigs() { return crowdRigs; },
+    get feel() { return feel; },
+    settingsSet(patch) {
+      if (patch.damping !== undefined || patch.dampingAuto !== undefined || patch.dampingRatio !== undefined) feel = { ...feel, liveliness: null };
+    },
+    bind(s) { sandbox = s; },
+  };
+}

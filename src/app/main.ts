@@ -1,0 +1,83 @@
+/// <reference types="vite/client" />
+/**
+ * The sandbox page's entry (index.html): reads the deep link, picks the host (the main-thread
+ * one, mainThread.ts, or with `?worker=1` the worker one, workerMode.ts, when the page can
+ * share memory), spawns the crowd, builds the panel and exposes the test handles.
+ *
+ * Browser-safe imports only: scenes come in as JSON modules through `import.meta.glob` and go
+ * through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file that is
+ * not a scene, an out-of-range setting) shows a message in #error; the page goes on.
+ *
+ * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small handle
+ * (`pose()`, `metrics()`, `time()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
+ */
+import { getSettings, readMetrics, readPose } from '../core';
+import { parseScene } from '../scene/load';
+import type { Scene } from '../scene/types';
+import { rapierInits } from '../rapier/load';
+import type { JointModel } from '../rapier/jointPlan';
+import { readDeepLink, solverNames, writeDeepLink } from './deepLink';
+import { createPanel } from './panel';
+import { startSandbox } from './mainThread';
+import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
+import { errorText, hideError, showError } from './shell';
+
+const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
+
+/** Scene data by name (file name without .json). */
+const scenes: Record<string, unknown> = Object.fromEntries(
+  Object.entries(sceneModules).map(([path, data]) => [path.replace(/^.*\//, '').replace(/\.json$/, ''), data]),
+);
+
+/** Scene data by name, validated. Throws (SceneError) with the file named. */
+function sceneByName(name: string): Scene {
+  // own keys only: ?scene=constructor must not find Object.prototype.constructor
+  const data = Object.hasOwn(scenes, name) ? scenes[name] : undefined;
+  if (data === undefined) {
+    throw new Error(`no scene "${name}" in scenes/ (have: ${Object.keys(scenes).sort().join(', ')})`);
+  }
+  return parseScene(data, `scenes/${name}.json`);
+}
+
+function start(): void {
+  window.addEventListener('error', (e) => showError(`error: ${e.message}`));
+  window.addEventListener('unhandledrejection', (e) => showError(`error: ${String(e.reason)}`));
+  const { scene: name, options, problems } = readDeepLink(location.search);
+  let scene: Scene;
+  try {
+    scene = sceneByName(name);
+  } catch (e) {
+    showError(`Could not load scene "${name}":\n${errorText(e)}`);
+    return;
+  }
+  // worker mode when the page can share memory, else the main thread
+  const inWorker = options.worker === true && workerModeAvailable();
+  if (options.worker && !inWorker) problems.push(WORKER_UNAVAILABLE);
+  const sandbox = inWorker ? startWorkerMode(scene, name, options) : startSandbox(scene, name, options);
+  // ?crowd=N, else the scene's own crowd (a scene with a `crowd` block; ?crowd=0 leaves it out)
+  const crowd = options.crowd ?? scene.crowd?.count;
+  if (crowd) {
+    const what = options.crowd !== undefined ? `?crowd=${options.crowd}` : "the scene's crowd";
+    try { sandbox.spawnCrowd(crowd); } catch (e) { problems.push(`${what}: ${errorText(e)}`); }
+  }
+  window.__physik = sandbox;
+  window.physik = Object.freeze({
+    pose: () => readPose(sandbox.world, sandbox.rig),
+    metrics: () => readMetrics(sandbox.world, sandbox.rig),
+    time: () => readMetrics(sandbox.world, sandbox.rig).step * getSettings(sandbox.world, sandbox.rig).dt,
+    compareMetrics: () => (sandbox.compare ? readMetrics(sandbox.compare.world, sandbox.compare.rig) : null),
+    rapierGhost: (on: boolean | JointModel) => sandbox.setRapierGhost(on),
+    rapierDistance: () => (sandbox.rapier ? { ...sandbox.rapier.distance() } : null),
+    rapierInits,
+  });
+  sandbox.panel = createPanel(sandbox, {
+    sceneNames: Object.keys(scenes), solverNames, showError, clearError: hideError,
+    openScene: (n) => sandbox.loadScene(sceneByName(n), n),
+    onLinkChange: () => writeDeepLink(sandbox),
+    worker: { on: inWorker, toggle: switchWorkerMode },
+  });
+  document.title = `physik-ecs · ${name}`;
+  if (problems.length) showError(problems.join('\n'));
+}
+
+if (typeof document !== 'undefined' && document.getElementById('view')) start();
