@@ -4,7 +4,7 @@
  * `jointsToRig` (rules in skeleton.ts). The result is a validated `Scene`: pure data that
  * `addRig` can take (it validates again), so a bad file never leaves a half-built rig.
  *
- * The parser is our own rather than three.js's BVHLoader (tests/unit/io-import.test.ts checks that
+ * The parser is our own rather than three.js's BVHLoader (tests/unit/io/import.test.ts checks that
  * both read the same offsets and frames): BVHLoader's errors on malformed files name neither
  * the line nor the problem, and it makes every End Site a bone named "ENDSITE". This one
  * accepts any channel order, position channels on any joint, blank lines, tabs, CRLF,

@@ -16,9 +16,10 @@
  * its nearest ancestor node that is also a joint.
  *
  * Names are the file's node names as written (GLTFLoader's object names are sanitised, e.g.
- * "mixamorig:Hips" → "mixamorigHips"; the file's own names are kept instead); unnamed skin
- * joints are named `joint<i>` after their index in the skin's joint list (stable across
- * exporters that keep the skin), unnamed nodes of a skinless file `node<i>`.
+ * "mixamorig:Hips" → "mixamorigHips"; the file's own names are kept instead); an unnamed
+ * joint is named `node<i>` after its node index, which the file keeps however its skins are
+ * listed, so a recording maps back onto that node. Each joint's rest world rotation is passed
+ * on too, so the bones roll with the joints' own frames.
  *
  * Hostile files: every pass over the nodes is linear and none recurses (cycles, two parents,
  * depth beyond MAX_IMPORT_DEPTH are refused first, since GLTFLoader itself recurses per level);
@@ -33,7 +34,7 @@
  * warning); glTF 2.0 only; glTF is Y-up by specification, so `up` defaults to 'y'.
  */
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { Vector3, type Object3D } from 'three';
+import { Quaternion, Vector3, type Object3D } from 'three';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
 import { MAX_BONES } from '../core/validation/check';
@@ -260,7 +261,7 @@ export async function importGltf(
       if (!Number.isInteger(j) || (j as number) < 0 || (j as number) >= nodes.length) fail(`skin ${skinIndex}: joint ${String(j)} is not a node index (0..${nodes.length - 1})`);
     }
     jointNodes = [...new Set(joints as number[])];
-    fallback = (k) => `joint${k}`;
+    fallback = (_k, node) => `node${node}`;
     if (skins.length > 1) warnings.push(`the file has ${skins.length} skins; imported skin ${skinIndex} only`);
   } else {
     // No skin: the node hierarchy of the default scene (or every top-level node).
@@ -368,6 +369,7 @@ export async function importGltf(
   const v = new Vector3();
   const hasJointChild = new Set(keep.map((k) => jointParent[k]!).filter((p) => p >= 0));
   const end = new Vector3();
+  const wq = new Quaternion();
   const skeleton: SkeletonJoint[] = keep.map((k) => {
     const node = jointNodes[k]!;
     const obj = objects.get(node);
@@ -379,7 +381,8 @@ export async function importGltf(
       unnamed.push(name);
     }
     const p = jointParent[k]!;
-    const joint: SkeletonJoint = { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple, where: `node ${node}` };
+    obj!.getWorldQuaternion(wq);
+    const joint: SkeletonJoint = { name, parent: p === -1 ? -1 : newIndex.get(p)!, position: [v.x, v.y, v.z] as Vec3Tuple, rest: [wq.x, wq.y, wq.z, wq.w], where: `node ${node}` };
     // a leaf joint's first plain child node (no mesh, skin or camera) marks where it ends, like
     // a BVH End Site (Blender's leaf "_end" nodes, and our own exporter's)
     if (!hasJointChild.has(k)) {
@@ -395,7 +398,7 @@ export async function importGltf(
   });
   if (unnamed.length) {
     const shown = unnamed.length > 4 ? `${unnamed.slice(0, 3).join(', ')} ... ${unnamed.at(-1)}` : unnamed.join(', ');
-    warnings.push(`${unnamed.length} unnamed joint(s) named after their index${skins.length ? ` in skin ${skinIndex}` : ' (node)'}: ${shown}`);
+    warnings.push(`${unnamed.length} unnamed joint(s) named after their node index: ${shown}`);
   }
 
   const base = baseName(file);

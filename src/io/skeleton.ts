@@ -1,40 +1,36 @@
 /**
  * Imported skeletons (BVH joints, glTF skin joints) → a PhysIK rig description.
  *
- * An imported skeleton is a tree of joints at world positions with arbitrary offsets. A rig
- * is a tree of rigid bones where every child's head lies on its parent bone's axis. The
- * conversion, stated exactly (it is deterministic: same joints ⇒ same rig):
+ * An imported skeleton is a tree of joints at world positions with arbitrary offsets. The rig
+ * keeps it one to one: bone i is joint i (same name, same parent, listed in the same order),
+ * its head at the joint's position, and a child's head where the file puts it, as an
+ * `offset` in the parent bone's rest frame (anywhere on the parent, not only on its axis). No
+ * bone is added and none merged. The conversion, stated exactly (deterministic: same joints ⇒
+ * same rig):
  *
- * - Bone J runs from joint J's position to the position of J's *main child* (so the bone
- *   named "LeftForeArm" is the forearm: from the elbow joint to the wrist joint). The main
- *   child is, for the root, the child with the largest subtree (ties: the first); for every
- *   other joint, the child that continues the incoming segment straightest (smallest angle
- *   between parent→J and J→child, looking through coincident joints; ties: the farther
- *   child, then the larger subtree, then the first). Not "largest subtree" everywhere: a chest's arms outnumber its neck, and
- *   the left/right tie would make the spine's top bone lean to one side.
- * - A joint without children ends at its end site (BVH "End Site") when it has one.
- *   Otherwise (glTF leaves, BVH joints without end site) the leaf rule applies: the bone
- *   continues the incoming segment's direction with half its length (incoming segment = from
- *   the nearest ancestor joint at a distinct position); a root without any distinct child
- *   gets length 1 along +Y.
- * - Coincident joints (closer than `mergeDistance` × figure height, e.g. CMU's LowerBack at
- *   Hips or LeftFingerBase at LeftHand) would give zero-length bones. With the default
+ * - Bone J points from joint J to its *main child* (so the bone named "LeftForeArm" is the
+ *   forearm: from the elbow joint to the wrist joint). The main child is, for the root, the
+ *   child with the largest subtree (ties: the first); for every other joint, the child that
+ *   continues the incoming segment straightest (smallest angle between parent→J and J→child,
+ *   looking through coincident joints; ties: the farther child, then the larger subtree, then
+ *   the first). Not "largest subtree" everywhere: a chest's arms outnumber its neck, and the
+ *   left/right tie would make the spine's top bone lean to one side.
+ * - A joint without children ends at its end site (BVH "End Site", a glTF leaf's plain child
+ *   node) when it has one. Otherwise the leaf rule applies: the bone continues the incoming
+ *   segment's direction with half its length (incoming segment = from the nearest ancestor
+ *   joint at a distinct position); a root without any distinct child gets length 1 along +Y.
+ * - Zero-length joints: a joint whose main child coincides with it (closer than
+ *   `mergeDistance` × figure height, e.g. CMU's Hips and LowerBack at one point) gets a short
+ *   bone, a quarter of the way toward the first distinct point beyond that child; the child
+ *   keeps its own bone and attaches at offset 0 (the parent's head). With the default
  *   `mergeDistance` that distance is also capped at 5% of the median joint-to-parent distance,
- *   so a long chain of short, even segments (a 1000-joint tail, each segment 1/1000 of the
- *   figure) keeps every joint: only joints much closer than the skeleton's own segments
- *   coincide. A main child that
- *   coincides with its parent is merged into the parent's bone (its children become the
- *   parent bone's children; `boneOfJoint` maps it to that bone; one warning lists all
- *   merges). A coincident child that is not the main child simply attaches at the parent
- *   bone's head (attach 0) and keeps its own bone.
- * - Other children: a child on the parent bone's axis (within the merge distance) attaches at
- *   its fraction along the bone. A child off the axis gets a connector bone
- *   `<child>.link` from the nearest point of the parent bone's axis (segment) to the child's
- *   position, attached there; the child attaches to the link's tail. Links are locked
- *   (limits [0, 0] on every axis, `lockLinks`), because in the source the child's offset is
- *   rigid in the parent's frame; a free link would let the hips or shoulders flop.
- * - Every bone has roll 0 and no mass or radius, so the scene defaults apply (mass = density ×
- *   length, radius = 0.1 × length); joint limits are not imported (the formats have none).
+ *   so a long chain of short, even segments keeps its bones' true lengths.
+ * - Roll: a joint with a rest rotation (glTF) rolls its bone so the bone's x axis is as near
+ *   the joint's x axis as the bone's direction allows (for joints along their +Y, as Blender
+ *   writes them, the frames agree); without one (BVH) the roll is 0.
+ * - Every bone has no mass or radius, so the scene defaults apply (mass = density × length,
+ *   radius = 0.1 × length); joint limits are not imported (the formats have none; see
+ *   humanoid.ts for a template).
  * - Up axis: `up: 'z'` rotates Z-up input to Y-up, (x, y, z) → (x, z, −y) (as Blender's
  *   glTF/BVH exporters do). `up: 'auto'` calls the input Z-up when the joints span more than
  *   1.2 × as far along Z as along Y, right for upright figures in any pose (X is sideways in
@@ -54,7 +50,8 @@
  */
 import { pointsDiameter } from '../world/rigScale';
 import { MAX_BONES, MAX_MAGNITUDE } from '../core/validation/check';
-import type { AxisLimit, BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
+import { quatFromDirectionRoll } from '../math/quat';
+import type { BoneDescription, ControlPointDescription, RigDescription, Vec3Tuple } from '../scene/types';
 
 export interface SkeletonJoint {
   /** May be empty (unnamed joints get generated names). */
@@ -65,6 +62,11 @@ export interface SkeletonJoint {
   position: Vec3Tuple;
   /** World position of the joint's end site (BVH "End Site"), if any. */
   endSite?: Vec3Tuple;
+  /**
+   * World rotation of the joint at rest (x, y, z, w; glTF nodes have one, BVH joints do not):
+   * the bone is rolled about its axis so its x axis is as near this frame's as it can be.
+   */
+  rest?: [number, number, number, number];
   /** Where the file defines the joint ("line 12", "node 5"), prefixed to error messages. */
   where?: string;
 }
@@ -78,10 +80,11 @@ export interface JointsToRigOptions {
   scale?: number;
   /**
    * Joints closer than this fraction of the figure's height coincide (default 0.001, and then
-   * never more than 5% of the median joint-to-parent distance).
+   * never more than 5% of the median joint-to-parent distance): a joint whose first child
+   * coincides with it gets a short bone (nothing is merged).
    */
   mergeDistance?: number;
-  /** Lock connector bones with [0, 0] limits on every axis (default true). */
+  /** No longer used: children off their parent's axis attach by `offset`, with no connector bones. */
   lockLinks?: boolean;
   /** File name for error messages. */
   file?: string;
@@ -92,7 +95,7 @@ export interface ImportedRig {
   warnings: string[];
   /** Per input joint (same index): its unique, sanitised name. */
   jointNames: string[];
-  /** Per input joint (same index): the bone that carries it (its own or the one it merged into). */
+  /** Per input joint (same index): the bone that carries it (always its own: `rig.bones[i]` is joint i). */
   boneOfJoint: string[];
   /** The input's up axis as used: 'z' means the positions were rotated to Y-up. */
   up: 'y' | 'z';
@@ -126,7 +129,6 @@ const unit = (a: V): V => {
   const n = len(a);
   return [a[0] / n, a[1] / n, a[2] / n];
 };
-const locked: { x: AxisLimit; y: AxisLimit; z: AxisLimit } = { x: [0, 0], y: [0, 0], z: [0, 0] };
 /** MAX_MAGNITUDE as the scene checks write it ("1e9"). */
 const MAG = MAX_MAGNITUDE.toExponential().replace('e+', 'e');
 const fmt = (v: readonly number[]) => `[${v.map((x) => String(x)).join(', ')}]`;
@@ -239,7 +241,6 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
   if (!(Number.isFinite(scale) && scale > 0)) throw new ImportError(file, `scale must be a positive number, got ${scale}`);
   const mergeFraction = options.mergeDistance ?? 0.001;
   if (!(Number.isFinite(mergeFraction) && mergeFraction >= 0)) throw new ImportError(file, `mergeDistance must be a number >= 0, got ${mergeFraction}`);
-  const lockLinks = options.lockLinks ?? true;
   const warnings: string[] = [];
   const n = joints.length;
   const label = (i: number) => `${joints[i]!.where ? `${joints[i]!.where}: ` : ''}joint ${i}${joints[i]!.name ? ` "${joints[i]!.name}"` : ''}`;
@@ -358,124 +359,145 @@ export function jointsToRig(joints: SkeletonJoint[], options: JointsToRigOptions
     return best;
   };
 
-  const bones: BoneDescription[] = [];
-  const boneOfJoint = new Array<string>(n).fill('');
-  const usedBoneNames = new Set(names);
-  const merges: string[] = [];
-  let mergedCount = 0;
-  let mergedApart = 0; // merged joints that were near, not at, the joint they merged into
-  const leaves: string[] = [];
-  const links: string[] = [];
-
-  const linkName = (child: string) => {
-    let name = `${child}.link`;
-    for (let k = 2; usedBoneNames.has(name); k++) name = `${child}.link${k}`;
-    usedBoneNames.add(name);
-    return name;
+  // Rest rotations of the source joints (for each bone's roll), in the rig's axes.
+  const upQ: Quat = [-Math.SQRT1_2, 0, 0, Math.SQRT1_2]; // (x, y, z) → (x, z, −y)
+  const restOf = (j: number): Quat | undefined => {
+    const q = joints[j]!.rest;
+    if (!q) return undefined;
+    const l = Math.hypot(q[0], q[1], q[2], q[3]);
+    if (!(l > 1e-9) || !Number.isFinite(l)) return undefined;
+    const u: Quat = [q[0] / l, q[1] / l, q[2] / l, q[3] / l];
+    return up === 'z' ? qmul(upQ, u) : u;
   };
 
-  type Task = { link?: undefined; j: number; parent: string | null; attach: number } | { link: BoneDescription };
-  // Explicit stack (depth first, main child first) so 1000-joint chains do not overflow.
-  const stack: Task[] = [{ j: root, parent: null, attach: 1 }];
-  while (stack.length) {
-    const task = stack.pop()!;
-    if (task.link) {
-      bones.push(task.link);
-      continue;
+  // Depth first from the root, children in file order (an explicit stack: deep chains).
+  const order: number[] = [];
+  {
+    const stack = [root];
+    while (stack.length) {
+      const j = stack.pop()!;
+      order.push(j);
+      const kids = children[j]!;
+      for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]!);
     }
-    const { j, parent, attach } = task;
+  }
+
+  const bones: BoneDescription[] = new Array(n);
+  const restWorld: Quat[] = new Array(n);
+  const zeroLength: string[] = [];
+  const leaves: string[] = [];
+  const rolled: string[] = [];
+  const q = new Float64Array(4);
+  for (const j of order) {
     const head = P[j]!;
     const inc = incoming(j);
-    const pending = [...children[j]!];
-    let endSite = E[j];
-    let main = -1;
-    const merged: number[] = [];
-    while (pending.length) {
-      const i = chooseMain(pending, head, inc?.dir);
-      const m = pending[i]!;
-      if (distinct(P[m]!, head)) {
-        main = m;
-        pending.splice(i, 1);
-        break;
+    const kids = children[j]!;
+    let tail: V | undefined;
+    let length = 0;
+    if (kids.length) {
+      const main = kids[chooseMain(kids, head, inc?.dir)]!;
+      if (distinct(P[main]!, head)) {
+        tail = P[main]!;
+        length = dist(tail, head);
+      } else {
+        // the main child sits on this joint (a zero-length joint, CMU's Hips and LowerBack):
+        // a short bone toward the first distinct point beyond it keeps both joints
+        const far = reach(main, head);
+        if (far) {
+          const d = dist(far, head);
+          length = STUB * d;
+          tail = addScaled(head, unit(sub(far, head)), length);
+          zeroLength.push(names[j]!);
+        }
       }
-      // m coincides with j: as the main child it would be a zero-length bone, so merge it
-      merged.push(m);
-      pending.splice(i, 1, ...children[m]!);
-      if (E[m]) endSite = E[m];
     }
-    let tail: V;
-    if (main >= 0) tail = P[main]!;
-    else if (endSite && distinct(endSite, head)) tail = endSite;
-    else if (inc) {
-      tail = addScaled(head, inc.dir, 0.5 * inc.length);
-      leaves.push(names[j]!);
-    } else {
-      tail = addScaled(head, [0, 1, 0], 1);
-      warnings.push(`joint "${names[j]}" has no distinct child or end site: bone of length 1 along +Y`);
+    if (!tail) {
+      const endSite = E[j];
+      if (endSite && distinct(endSite, head)) {
+        tail = endSite;
+        length = dist(tail, head);
+      } else if (inc) {
+        length = 0.5 * inc.length;
+        tail = addScaled(head, inc.dir, length);
+        leaves.push(names[j]!);
+      } else {
+        length = 1;
+        tail = addScaled(head, [0, 1, 0], 1);
+        warnings.push(`joint "${names[j]}" has no distinct child or end site: bone of length 1 along +Y`);
+      }
     }
-    const axis = sub(tail, head);
-    const length = len(axis);
     if (!(length <= MAX_MAGNITUDE)) {
       throw new ImportError(file, `${label(j)}: its bone would be ${length} long (from ${fmt(head)} to ${fmt(tail)}); at most ${MAG} is supported (larger lengths overflow the simulation)`);
     }
-    const dir = unit(axis);
-    const name = names[j]!;
-    const bone: BoneDescription = { name, parent, direction: dir, length };
-    if (parent === null) bone.head = [...head];
-    else if (attach !== 1) bone.attach = attach;
-    bones.push(bone);
-    boneOfJoint[j] = name;
-    for (const m of merged) {
-      boneOfJoint[m] = name;
-      if (dist(P[m]!, head) > 0) mergedApart++;
-    }
-    mergedCount += merged.length;
-    if (merged.length) merges.push(`${merged.map((m) => names[m]).join(', ')} → ${name}`);
-
-    // the main child at the tail; the others on the axis, or through a link
-    const tasks: Task[] = [];
-    if (main >= 0) tasks.push({ j: main, parent: name, attach: 1 });
-    for (const c of pending) {
-      const pc = P[c]!;
-      const t = Math.min(1, Math.max(0, dot(sub(pc, head), dir) / length));
-      const onAxis = addScaled(head, dir, t * length);
-      if (!distinct(pc, onAxis)) {
-        tasks.push({ j: c, parent: name, attach: t });
-        continue;
+    const dir = unit(sub(tail, head));
+    // roll: the bone's x axis as near the source joint's own x axis as the bone's direction allows,
+    // so per-axis limits read in the joint's frame (for glTF joints along +Y, the frames agree)
+    let roll = 0;
+    const rest = restOf(j);
+    if (rest) {
+      quatFromDirectionRoll(q, 0, dir[0], dir[1], dir[2], 0);
+      const x0 = rotate([q[0]!, q[1]!, q[2]!, q[3]!], [1, 0, 0]);
+      let xs = rotate(rest, [1, 0, 0]);
+      let xt = addScaled(xs, dir, -dot(xs, dir));
+      if (len(xt) < 1e-6) {
+        xs = rotate(rest, [0, 0, 1]); // the source's x lies along the bone: its z is the rolled y
+        const zt = addScaled(xs, dir, -dot(xs, dir));
+        xt = cross(dir, zt); // x = y × z
       }
-      const d = sub(pc, onAxis);
-      if (!(len(d) <= MAX_MAGNITUDE)) {
-        throw new ImportError(file, `${label(c)}: its connector bone would be ${len(d)} long; at most ${MAG} is supported (larger lengths overflow the simulation)`);
+      if (len(xt) > 1e-9) {
+        roll = (Math.atan2(dot(dir, cross(x0, xt)), dot(x0, xt)) * 180) / Math.PI;
+        if (Math.abs(roll) < 1e-9) roll = 0;
+        else rolled.push(names[j]!);
       }
-      const link: BoneDescription = { name: linkName(names[c]!), parent: name, direction: unit(d), length: len(d) };
-      if (t !== 1) link.attach = t;
-      if (lockLinks) link.limits = { ...locked };
-      links.push(link.name);
-      tasks.push({ link }, { j: c, parent: link.name, attach: 1 });
     }
-    // reversed onto the stack so the main child is built first (depth first, spine first)
-    for (let k = tasks.length - 1; k >= 0; k--) stack.push(tasks[k]!);
+    quatFromDirectionRoll(q, 0, dir[0], dir[1], dir[2], (roll * Math.PI) / 180);
+    restWorld[j] = [q[0]!, q[1]!, q[2]!, q[3]!];
+    const p = joints[j]!.parent;
+    const bone: BoneDescription = { name: names[j]!, parent: p < 0 ? null : names[p]!, direction: dir, length };
+    if (roll !== 0) bone.roll = roll;
+    if (p < 0) bone.head = [...head];
+    else {
+      // the head where the file has it, in the parent's rest frame
+      const o = rotate(conj(restWorld[p]!), sub(head, P[p]!));
+      bone.offset = [clean(o[0]), clean(o[1]), clean(o[2])];
+    }
+    bones[j] = bone;
   }
-  if (bones.length > MAX_BONES) {
-    throw new ImportError(file, `${n} joints need ${bones.length} bones (${links.length} connector bone(s) for children off their parent bone's axis), more than the ${MAX_BONES} a rig may have`);
-  }
-  if (merges.length) {
-    const where = mergedApart === 0 ? "at their parent's position" : `at or within ${round(tol)} of their parent's position (${mergedApart} of them not exactly at it)`;
-    warnings.push(`${mergedCount} joint(s) ${where} merged into the parent's bone (a zero-length bone cannot be simulated): ${someOf(merges)}`);
+  if (zeroLength.length) {
+    warnings.push(`${zeroLength.length} joint(s) whose first child sits on them (within ${round(tol)}) given a short bone toward the next distinct joint (${STUB} of the way), children kept where they are: ${someOf(zeroLength)}`);
   }
   if (leaves.length) {
-    warnings.push(`${leaves.length} leaf joint(s) without an end site given half their incoming segment's length: ${leaves.length > 8 ? `${leaves.slice(0, 8).join(', ')}, ...` : leaves.join(', ')}`);
+    warnings.push(`${leaves.length} leaf joint(s) without an end site given half their incoming segment's length: ${someOf(leaves)}`);
   }
-  if (links.length) {
-    warnings.push(`${links.length} connector bone(s) added for children off their parent bone's axis${lockLinks ? ' (locked)' : ''}: ${links.length > 8 ? `${links.slice(0, 8).join(', ')}, ...` : links.join(', ')}`);
-  }
-  return { rig: { name: options.name ?? 'imported', bones }, warnings, jointNames: names, boneOfJoint, up };
+  return { rig: { name: options.name ?? 'imported', bones }, warnings, jointNames: names, boneOfJoint: [...names], up };
 }
 
+/** A zero-length joint's bone: this fraction of the way to the next distinct joint. */
+const STUB = 0.25;
+
+/** Rounding noise of a rotated zero (1e-17) written as 0, so scene files read cleanly. */
+const clean = (x: number) => (Math.abs(x) < 1e-15 ? 0 : x);
+
+type Quat = [number, number, number, number];
+const cross = (a: V, b: V): V => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const conj = (a: Quat): Quat => [-a[0], -a[1], -a[2], a[3]];
+function qmul(a: Quat, b: Quat): Quat {
+  return [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+}
+function rotate(q: Quat, v: V): V {
+  const [x, y, z, w] = q;
+  const tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+  return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+}
 /**
  * Control points at the ends of the `n` longest chains from the root, for posing an imported
  * rig. Chain length is measured along the skeleton (each bone's head sits `attach` along its
- * parent). The first pick is the leaf bone farthest from the root; each next pick is the
+ * parent, or `offset` from its head). The first pick is the leaf bone farthest from the root; each next pick is the
  * leaf whose path adds the most length not already on a picked path (so the second chain is
  * the other arm or a leg, not a neighbouring finger). Ties: the first bone in rig order.
  * Each point is named after its bone, sits at the bone's tail and has no target (so it pins
@@ -500,7 +522,8 @@ export function defaultControlPoints(rig: RigDescription, n = 2): ControlPointDe
     for (let k = chain.length - 1; k >= 0; k--) {
       const b = chain[k]!;
       const p = parentOf[b]!;
-      headDist[b] = p < 0 ? 0 : headDist[p]! + (bones[b]!.attach ?? 1) * bones[p]!.length;
+      const off = bones[b]!.offset;
+      headDist[b] = p < 0 ? 0 : headDist[p]! + (off ? Math.hypot(off[0], off[1], off[2]) : (bones[b]!.attach ?? 1) * bones[p]!.length);
     }
     return headDist[i]!;
   };

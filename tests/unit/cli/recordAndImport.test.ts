@@ -42,11 +42,12 @@ describe('physik record', () => {
 });
 
 describe('physik import', () => {
+  // one bone per joint of the file
   it.each([
-    ['bvhio_example.bvh', 22],
-    ['cmu_subject02_walk_delfem2.bvh', 27],
+    ['bvhio_example.bvh', 18],
+    ['cmu_subject02_walk_delfem2.bvh', 31],
     ['RiggedSimple.glb', 2],
-    ['RiggedFigure.glb', 23],
+    ['RiggedFigure.glb', 19],
   ])('%s: a scene file that poses with two control points, records and exports', async (file, bones) => {
     const sceneFile = join(tmp, `${file}.json`);
     const r = await run(['import', join(fixtures, file), '--out', sceneFile]);

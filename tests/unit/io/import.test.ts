@@ -14,16 +14,16 @@ import { describe, expect, it } from 'vitest';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { SkinnedMesh, Vector3, type Object3D } from 'three';
-import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../src/core';
-import { parseScene, parseSceneText, SceneError } from '../../src/scene/load';
-import type { Scene, Vec3Tuple } from '../../src/scene/types';
-import { importBvh, parseBvh } from '../../src/io/bvhImport';
-import { importGltf } from '../../src/io/gltfImport';
-import { defaultControlPoints, ImportError, jointsToRig, type SkeletonJoint } from '../../src/io/skeleton';
-import { rng } from './helpers';
-import { errorOf } from '../support/errors';
+import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../../src/core';
+import { parseScene, parseSceneText, SceneError } from '../../../src/scene/load';
+import type { Scene, Vec3Tuple } from '../../../src/scene/types';
+import { importBvh, parseBvh } from '../../../src/io/bvhImport';
+import { importGltf } from '../../../src/io/gltfImport';
+import { defaultControlPoints, ImportError, jointsToRig, type SkeletonJoint } from '../../../src/io/skeleton';
+import { rng } from '../helpers';
+import { errorOf } from '../../support/errors';
 
-const fixtureUrl = (name: string) => new URL(`../fixtures/external/${name}`, import.meta.url);
+const fixtureUrl = (name: string) => new URL(`../../fixtures/external/${name}`, import.meta.url);
 const text = (name: string) => readFileSync(fixtureUrl(name), 'utf8');
 const bytes = (name: string) => new Uint8Array(readFileSync(fixtureUrl(name)));
 const dist = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
@@ -41,7 +41,7 @@ function bvhLoaderJoints(src: string): { joints: Vec3Tuple[]; ends: Vec3Tuple[];
   };
 }
 
-/** Rest heads of the built rig: every joint sits at its bone's head (or on it, merged). */
+/** Rest heads of the built rig: every joint sits at its own bone's head. */
 function expectHeadsAt(scene: Scene, joints: { bone: string }[], positions: Vec3Tuple[], tol: number) {
   const world = createPhysikWorld();
   const h = addRig(world, { rig: scene.rig });
@@ -127,16 +127,16 @@ function expectSceneFileRoundTrip(scene: Scene) {
 // ---------------------------------------------------------------------------------------
 
 describe('BVH fixtures', () => {
-  it('bvhio_example.bvh (18 joints, ZXY, blank lines, tabs): 22 bones, heads where BVHLoader puts the joints', () => {
+  it('bvhio_example.bvh (18 joints, ZXY, blank lines, tabs): 18 bones, heads where BVHLoader puts the joints', () => {
     const src = text('bvhio_example.bvh');
     const r = importBvh(src, 'bvhio_example.bvh');
     expect(r.scene.name).toBe('bvhio_example');
     expect(r.joints).toHaveLength(18);
-    // 18 joint bones + 4 locked connectors (hips → thighs, chest axis → collars)
-    expect(r.scene.rig.bones).toHaveLength(22);
-    const links = r.scene.rig.bones.filter((b) => b.name.endsWith('.link'));
-    expect(links.map((b) => b.name).sort()).toEqual(['LeftCollar.link', 'LeftUpLeg.link', 'RightCollar.link', 'RightUpLeg.link']);
-    for (const l of links) expect(l.limits).toEqual({ x: [0, 0], y: [0, 0], z: [0, 0] });
+    // one bone per joint, in file order with the file's parents; the thighs and collars sit off
+    // their parents' axes, attached by offset (no connector bones)
+    expect(r.scene.rig.bones.map((b) => b.name)).toEqual(parseBvh(src).joints.map((j) => j.name));
+    expect(r.scene.rig.bones.map((b) => b.parent)).toEqual(parseBvh(src).joints.map((j) => (j.parent < 0 ? null : parseBvh(src).joints[j.parent]!.name)));
+    expect(r.scene.rig.bones.find((b) => b.name === 'LeftCollar')!.offset![0]).not.toBeCloseTo(0, 3);
     // names kept; the forearm bone runs elbow → wrist
     const lowArm = r.scene.rig.bones.find((b) => b.name === 'LeftLowArm')!;
     expect(lowArm.length).toBeCloseTo(9.93, 9);
@@ -164,16 +164,18 @@ describe('BVH fixtures', () => {
     expect(Array.from(hipsPos.values.slice(3, 6))).toEqual(r.motion!.frames[1]!.slice(0, 3).map((x) => Math.fround(x)));
   });
 
-  it('cmu_subject02_walk_delfem2.bvh (31 joints, coincident joints): 27 bones, 4 merged, 344 frames', () => {
+  it('cmu_subject02_walk_delfem2.bvh (31 joints, coincident joints): 31 bones, none merged, 344 frames', () => {
     const src = text('cmu_subject02_walk_delfem2.bvh');
     const r = importBvh(src, 'cmu_subject02_walk_delfem2.bvh');
     expect(r.joints).toHaveLength(31);
-    expect(r.scene.rig.bones).toHaveLength(27);
-    const merged = r.joints.filter((j) => j.bone !== j.name).map((j) => `${j.name}->${j.bone}`);
-    expect(merged).toEqual(['LowerBack->Hips', 'Neck->Spine1', 'LeftFingerBase->LeftHand', 'RightFingerBase->RightHand']);
-    expect(r.warnings.join('\n')).toMatch(/4 joint\(s\) at their parent's position merged .*LowerBack → Hips/);
-    // no zero-length bones; the smallest is a finger (0.53 units of a 26-unit figure)
-    expect(Math.min(...r.scene.rig.bones.map((b) => b.length))).toBeGreaterThan(0.5);
+    expect(r.scene.rig.bones).toHaveLength(31);
+    expect(r.joints.every((j) => j.bone === j.name)).toBe(true);
+    expect(r.scene.rig.bones.map((b) => b.name)).toContain('LowerBack');
+    // joints whose first child sits on them get a short bone toward the next joint; their children stay
+    expect(r.warnings.join('\n')).toMatch(/^4 joint\(s\) whose first child sits on them .*: Hips, Spine1, LeftHand, RightHand$/m);
+    expect(r.scene.rig.bones.find((b) => b.name === 'LowerBack')!.offset).toEqual([0, 0, 0]);
+    // no zero-length bones; the smallest is a hand's stub (0.17 units of a 26-unit figure)
+    expect(Math.min(...r.scene.rig.bones.map((b) => b.length))).toBeGreaterThan(0.1);
     // the spine continues up through the neck, not off to a shoulder
     expect(r.scene.rig.bones.find((b) => b.name === 'Spine1')!.direction[1]).toBeGreaterThan(0.99);
     expectHeadsAt(r.scene, r.joints, bvhLoaderJoints(src).joints, 1e-9);
@@ -205,27 +207,30 @@ describe('glTF fixtures', () => {
     return mesh!.skeleton.bones.map((b) => (b.getWorldPosition(v), [v.x, v.y, v.z]));
   }
 
-  it('RiggedSimple.glb (2 unnamed joints): a 2-bone chain named joint0, joint1', async () => {
+  it('RiggedSimple.glb (2 unnamed joints): a 2-bone chain named after the nodes, node2 and node3', async () => {
     const data = bytes('RiggedSimple.glb');
     const r = await importGltf(data, 'RiggedSimple.glb');
-    expect(r.scene.rig.bones.map((b) => [b.name, b.parent])).toEqual([['joint0', null], ['joint1', 'joint0']]);
-    expect(r.warnings.join('\n')).toMatch(/2 unnamed joint\(s\) named after their index in skin 0: joint0, joint1/);
+    expect(r.scene.rig.bones.map((b) => [b.name, b.parent])).toEqual([['node2', null], ['node3', 'node2']]);
+    expect(r.joints.map((j) => j.node)).toEqual([2, 3]);
+    expect(r.warnings.join('\n')).toMatch(/2 unnamed joint\(s\) named after their node index: node2, node3/);
     // the leaf gets half its incoming segment's length
     expect(r.scene.rig.bones[1]!.length).toBeCloseTo(r.scene.rig.bones[0]!.length / 2, 9);
     expectHeadsAt(r.scene, r.joints, await gltfLoaderJoints(data), 1e-6);
     // one chain: its two ends are the tip and the root's head
     expect(defaultControlPoints(r.scene.rig, 2)).toEqual([
-      { name: 'joint1', bone: 'joint1', at: 1 },
-      { name: 'joint0', bone: 'joint0', at: 0 },
+      { name: 'node3', bone: 'node3', at: 1 },
+      { name: 'node2', bone: 'node2', at: 0 },
     ]);
   });
 
-  it('RiggedFigure.glb (19 unnamed joints, Z-up armature node): 23 bones at GLTFLoader\'s joint positions', async () => {
+  it('RiggedFigure.glb (19 unnamed joints, Z-up armature node): 19 bones at GLTFLoader\'s joint positions', async () => {
     const data = bytes('RiggedFigure.glb');
     const r = await importGltf(data, 'RiggedFigure.glb');
     expect(r.joints).toHaveLength(19);
-    expect(r.joints.map((j) => j.name)).toEqual(Array.from({ length: 19 }, (_, i) => `joint${i}`));
-    expect(r.scene.rig.bones).toHaveLength(23); // + 4 connectors (hips → thighs, chest → shoulders)
+    const skin = [2, 11, 12, 19, 20, 16, 13, 17, 14, 18, 15, 7, 3, 8, 4, 9, 5, 10, 6];
+    expect(r.joints.map((j) => j.node)).toEqual(skin);
+    expect(r.joints.map((j) => j.name)).toEqual(skin.map((n) => `node${n}`));
+    expect(r.scene.rig.bones.map((b) => b.name)).toEqual(skin.map((n) => `node${n}`)); // one bone per joint, none added
     expectHeadsAt(r.scene, r.joints, await gltfLoaderJoints(data), 1e-6);
     // the armature node's Z-up → Y-up matrix is composed in: the figure stands along +Y
     const world = createPhysikWorld();
@@ -233,7 +238,7 @@ describe('glTF fixtures', () => {
     const m = readMetrics(world, h.rig);
     expect(m.height).toBeGreaterThan(1);
     const pose = readPose(world, h.rig);
-    expect(pose['joint4']!.tail[1]).toBeGreaterThan(pose['joint0']!.head[1]); // head above hips
+    expect(pose['node20']!.tail[1]).toBeGreaterThan(pose['node2']!.head[1]); // head above hips
   });
 
   for (const file of ['RiggedSimple.glb', 'RiggedFigure.glb']) {
@@ -368,7 +373,7 @@ describe('synthetic BVH', () => {
     expectPoses(r.scene);
   });
 
-  it('zero-length offsets (coincident joints, a zero end site) merge instead of making zero-length bones', () => {
+  it('zero-length offsets (coincident joints, a zero end site): every joint keeps a bone of non-zero length', () => {
     const src = writeBvh({
       name: 'Hips', offset: [0, 0, 0], children: [
         { name: 'LowerBack', offset: [0, 0, 0], children: [{ name: 'Spine', offset: [0, 10, 0], children: [{ name: 'Neck', offset: [0, 0, 0], children: [{ name: 'Head', offset: [0, 4, 0], end: [0, 0, 0] }] }] }] },
@@ -377,14 +382,17 @@ describe('synthetic BVH', () => {
       ],
     });
     const r = importBvh(src, 'zero.bvh');
-    const byName = Object.fromEntries(r.joints.map((j) => [j.name, j.bone]));
-    expect(byName).toMatchObject({ LowerBack: 'Hips', Spine: 'Spine', Neck: 'Spine', LHip: 'LHip' });
-    expect(r.warnings.join('\n')).toMatch(/2 joint\(s\) at their parent's position merged into the parent's bone/);
-    for (const b of r.scene.rig.bones) expect(b.length).toBeGreaterThan(1);
+    expect(r.scene.rig.bones.map((b) => b.name)).toEqual(['Hips', 'LowerBack', 'Spine', 'Neck', 'Head', 'LHip', 'LeftLeg', 'RHip', 'RightLeg']);
+    expect(r.warnings.join('\n')).toMatch(/2 joint\(s\) whose first child sits on them .*: Hips, Spine/);
+    for (const b of r.scene.rig.bones) expect(b.length).toBeGreaterThan(0);
+    // Hips and Spine: a quarter of the way toward the next distinct joint (LowerBack → Spine, 10; Neck → Head, 4)
+    expect(r.scene.rig.bones.find((b) => b.name === 'Hips')!.length).toBeCloseTo(2.5, 12);
+    expect(r.scene.rig.bones.find((b) => b.name === 'Spine')!.length).toBeCloseTo(1, 12);
+    expect(r.scene.rig.bones.find((b) => b.name === 'LowerBack')!.length).toBeCloseTo(10, 12);
     // Head's end site coincides with it: the leaf rule gives half the incoming segment (Spine → Head, 4)
     expect(r.scene.rig.bones.find((b) => b.name === 'Head')!.length).toBeCloseTo(2, 12);
-    // LHip hangs from the Hips bone's head (attach 0) and spans to the thigh
-    expect(r.scene.rig.bones.find((b) => b.name === 'LHip')).toMatchObject({ parent: 'Hips', attach: 0 });
+    // LHip hangs from the Hips bone's head (offset 0) and spans to the thigh
+    expect(r.scene.rig.bones.find((b) => b.name === 'LHip')).toMatchObject({ parent: 'Hips', offset: [0, 0, 0] });
     expectHeadsAt(r.scene, r.joints, bvhLoaderJoints(src).joints, 1e-9);
     expectPoses(r.scene);
   });
@@ -492,10 +500,10 @@ function gltfText(extra: Record<string, unknown> = {}): string {
     ...extra,
   });
 }
-const gltfNames = ['mixamorig:Hips', 'mixamorig:Spine', 'joint2', 'Leg_L', 'Leg_L.2', 'Foot_L', 'Leg_R', 'Knee_R', 'Foot_R', 'Arm_L', 'Hand_L', 'Arm_R', 'Hand_R'];
+const gltfNames = ['mixamorig:Hips', 'mixamorig:Spine', 'node3', 'Leg_L', 'Leg_L.2', 'Foot_L', 'Leg_R', 'Knee_R', 'Foot_R', 'Arm_L', 'Hand_L', 'Arm_R', 'Hand_R'];
 
 describe('synthetic glTF', () => {
-  it('a .gltf text: file names kept, unnamed joints by skin index, armature composed, meshes/buffers/Draco not needed', async () => {
+  it('a .gltf text: file names kept, unnamed joints by node index, armature composed, meshes/buffers/Draco not needed', async () => {
     const r = await importGltf(gltfText(), 'figure.gltf');
     expect(r.joints.map((j) => j.name)).toEqual(gltfNames);
     expect(r.joints.map((j) => j.node)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
@@ -570,15 +578,15 @@ describe('jointsToRig', () => {
     expect((await errorOf(() => jointsToRig(same))).message).toBe('all 3 joints are at the same position [1, 1, 1]: no bone lengths can be derived');
   });
 
-  it('a child on the parent bone\'s axis attaches there; off the axis through a link; scale; unlocked links', () => {
+  it('a child attaches where the file has it: on the parent bone\'s axis or off it, by offset; scale', () => {
     const j = joints();
     j.push({ name: 'side', parent: 1, position: [1, 1.5, 0] }, { name: 'mid', parent: 1, position: [0, 1.5, 0] });
-    const r = jointsToRig(j, { scale: 0.5, lockLinks: false });
-    expect(r.rig.bones.map((b) => b.name)).toEqual(['a', 'b', 'c', 'side.link', 'side', 'mid']);
-    const link = r.rig.bones.find((b) => b.name === 'side.link')!;
-    expect(link).toMatchObject({ parent: 'b', attach: 0.5, length: 0.5, direction: [1, 0, 0] });
-    expect(link.limits).toBeUndefined();
-    expect(r.rig.bones.find((b) => b.name === 'mid')).toMatchObject({ parent: 'b', attach: 0.5, length: 0.125 });
+    const r = jointsToRig(j, { scale: 0.5 });
+    expect(r.rig.bones.map((b) => b.name)).toEqual(['a', 'b', 'c', 'side', 'mid']);
+    expect(r.rig.bones.find((b) => b.name === 'side')).toMatchObject({ parent: 'b', offset: [0.5, 0.25, 0] })
+    // a leaf continues its incoming segment (b's head to side, 0.559) for half its length
+    expect(r.rig.bones.find((b) => b.name === 'side')!.length).toBeCloseTo(Math.hypot(0.5, 0.25) / 2, 12);
+    expect(r.rig.bones.find((b) => b.name === 'mid')).toMatchObject({ parent: 'b', offset: [0, 0.25, 0], length: 0.125 });
     expect(r.rig.bones[0]!.length).toBe(0.5);
     const positions = j.map((x) => x.position.map((c) => c * 0.5) as Vec3Tuple);
     expectHeadsAt({ name: 'x', rig: r.rig } as Scene, r.boneOfJoint.map((bone) => ({ bone })), positions, 1e-12);

@@ -6,15 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { addRig, createPhysikWorld, readPose } from '../../src/core';
-import { importBvh } from '../../src/io/bvhImport';
-import { importGltf } from '../../src/io/gltfImport';
-import { recordSteps } from '../../src/io/recorder';
-import { recordingToBvh } from '../../src/io/bvhExport';
-import { recordingToGlb } from '../../src/io/gltfExport';
-import type { Scene } from '../../src/scene/types';
+import { addRig, createPhysikWorld, readPose } from '../../../src/core';
+import { importBvh } from '../../../src/io/bvhImport';
+import { importGltf } from '../../../src/io/gltfImport';
+import { recordSteps } from '../../../src/io/recorder';
+import { recordingToBvh } from '../../../src/io/bvhExport';
+import { recordingToGlb } from '../../../src/io/gltfExport';
+import type { Scene } from '../../../src/scene/types';
 
-const fixture = (f: string) => readFileSync(new URL(`../fixtures/external/${f}`, import.meta.url));
+const fixture = (f: string) => readFileSync(new URL(`../../fixtures/external/${f}`, import.meta.url));
 
 async function importFile(name: string, data: Uint8Array | string): Promise<Scene> {
   return name.endsWith('.bvh')
@@ -27,7 +27,9 @@ function restOf(scene: Scene) {
   const world = createPhysikWorld();
   const { rig } = addRig(world, { rig: scene.rig });
   const pose = readPose(world, rig);
-  return { world, rig, bones: scene.rig.bones.map((b) => ({ name: b.name, parent: b.parent, length: b.length, head: pose[b.name]!.head, tail: pose[b.name]!.tail })) };
+  // in the built rig's (depth-first) order, which exports keep; an import lists the file's order
+  const byName = new Map(scene.rig.bones.map((b) => [b.name, b]));
+  return { world, rig, bones: world.physik.rigs[0]!.boneNames.map((name) => { const b = byName.get(name)!; return { name, parent: b.parent, length: b.length, head: pose[name]!.head, tail: pose[name]!.tail }; }) };
 }
 
 describe('import then export keeps hierarchy, names and rest pose', () => {

@@ -18,15 +18,15 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { importBvh, parseBvh } from '../../src/io/bvhImport';
-import { importGltf } from '../../src/io/gltfImport';
-import { ImportError, jointsToRig, type SkeletonJoint } from '../../src/io/skeleton';
-import { bvhJointNames, recordingToBvh } from '../../src/io/bvhExport';
-import { recordingToGlb } from '../../src/io/gltfExport';
-import type { Quat, Recording, Vec3 } from '../../src/io/recording';
-import { errorOf } from '../support/errors';
+import { importBvh, parseBvh } from '../../../src/io/bvhImport';
+import { importGltf } from '../../../src/io/gltfImport';
+import { ImportError, jointsToRig, type SkeletonJoint } from '../../../src/io/skeleton';
+import { bvhJointNames, recordingToBvh } from '../../../src/io/bvhExport';
+import { recordingToGlb } from '../../../src/io/gltfExport';
+import type { Quat, Recording, Vec3 } from '../../../src/io/recording';
+import { errorOf } from '../../support/errors';
 
-const root = join(__dirname, '../..');
+const root = join(__dirname, '../../..');
 const loaders = join(root, 'node_modules/three/examples/jsm/loaders');
 
 /** A .gltf text of the given nodes (and skins), default scene holding node 0. */
@@ -318,16 +318,17 @@ describe('degenerate or malformed files: refused naming the node or line, in pla
     expect((await importGltf(gltfOf(nodes, skins), 'prop.gltf')).scene.rig.bones).toHaveLength(3);
   });
 
-  it('an evenly spaced 1000-joint BVH chain keeps every joint; a merge warning only for joints that merge', () => {
+  it('an evenly spaced 1000-joint BVH chain keeps every joint; coincident joints keep theirs too', () => {
     const chain = Array.from({ length: 1000 }, (_, i): [string, number, Vec3] => [`j${i}`, i - 1, [0, i ? 1 : 0, 0]]);
     const r = importBvh(bvhOf(chain), 'tail.bvh');
     expect(r.scene.rig.bones).toHaveLength(1000);
     expect(new Set(r.joints.map((j) => j.bone)).size).toBe(1000);
-    expect(r.warnings.filter((w) => /merged/.test(w))).toEqual([]);
-    // coincident joints still merge, and the warning says whether they sat exactly on their parent
+    expect(r.warnings.filter((w) => /sits on them/.test(w))).toEqual([]);
+    // coincident joints (one exactly at its parent, one 0.001 from it) keep their bones; the
+    // joints they sit on get short ones
     const near = importBvh(bvhOf([['hips', -1, [0, 0, 0]], ['low', 0, [0, 0, 0]], ['spine', 1, [0, 10, 0]], ['neck', 2, [0, 0.001, 0]], ['head', 3, [0, 5, 0]]]), 'near.bvh');
-    expect(near.joints.map((j) => j.bone)).toEqual(['hips', 'hips', 'spine', 'spine', 'head']);
-    expect(near.warnings.find((w) => /merged/.test(w))).toMatch(/^2 joint\(s\) at or within 0\.\d+ of their parent's position \(1 of them not exactly at it\) merged into the parent's bone/);
+    expect(near.joints.map((j) => j.bone)).toEqual(['hips', 'low', 'spine', 'neck', 'head']);
+    expect(near.warnings.find((w) => /sits on them/.test(w))).toMatch(/^2 joint\(s\) whose first child sits on them \(within 0\.\d+\) .*: hips, spine$/);
   });
 });
 
