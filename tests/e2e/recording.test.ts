@@ -144,11 +144,12 @@ describe('recording in the sandbox (headless Chromium)', () => {
     await page.close();
   });
 
+  // one bone per joint of the file
   it.each([
-    ['bvhio_example.bvh', 22],
-    ['cmu_subject02_walk_delfem2.bvh', 27],
+    ['bvhio_example.bvh', 18],
+    ['cmu_subject02_walk_delfem2.bvh', 31],
     ['RiggedSimple.glb', 2],
-    ['RiggedFigure.glb', 23],
+    ['RiggedFigure.glb', 19],
   ])('a dropped %s imports, poses with its two control points, records, exports and saves as a scene', async (file, bones) => {
     const { page, errors } = await open();
     await dropFile(page, file);
