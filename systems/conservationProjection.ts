@@ -142,8 +142,8 @@ export function conservationProjection(world: PhysikWorld): void {
     measure(world, rig);
     measureRig(world, rig);
     Rig.energyEnd[r] = m[10]! + pe;
-    Rig.energyGuardSteps[r] += 1;
-    Rig.energyRemoved[r] += ke - m[10]!;
+    Rig.energyGuardSteps[r] = Rig.energyGuardSteps[r]! + 1;
+    Rig.energyRemoved[r] = Rig.energyRemoved[r]! + (ke - m[10]!);
   }
 }
 
@@ -175,9 +175,9 @@ function measure(world: PhysikWorld, rig: RigRecord): void {
       const ux = Vx + Wy * az - Wz * ay, uy = Vy + Wz * ax - Wx * az, uz = Vz + Wx * ay - Wy * ax;
       const gx = Vx + Wy * hz - Wz * hy, gy = Vy + Wz * hx - Wx * hz, gz = Vz + Wx * hy - Wy * hx;
       if (add) {
-        angVel[b3] += Wx; angVel[b3 + 1] += Wy; angVel[b3 + 2] += Wz;
-        vel[b3] += ux; vel[b3 + 1] += uy; vel[b3 + 2] += uz;
-        headVel[b3] += gx; headVel[b3 + 1] += gy; headVel[b3 + 2] += gz;
+        angVel[b3] = angVel[b3]! + Wx; angVel[b3 + 1] = angVel[b3 + 1]! + Wy; angVel[b3 + 2] = angVel[b3 + 2]! + Wz;
+        vel[b3] = vel[b3]! + ux; vel[b3 + 1] = vel[b3 + 1]! + uy; vel[b3 + 2] = vel[b3 + 2]! + uz;
+        headVel[b3] = headVel[b3]! + gx; headVel[b3 + 1] = headVel[b3 + 1]! + gy; headVel[b3 + 2] = headVel[b3 + 2]! + gz;
       } else {
         angVel[b3] = Wx + s * (angVel[b3]! - Wx); angVel[b3 + 1] = Wy + s * (angVel[b3 + 1]! - Wy); angVel[b3 + 2] = Wz + s * (angVel[b3 + 2]! - Wz);
         vel[b3] = ux + s * (vel[b3]! - ux); vel[b3 + 1] = uy + s * (vel[b3 + 1]! - uy); vel[b3 + 2] = uz + s * (vel[b3 + 2]! - uz);
@@ -219,8 +219,8 @@ function measure(world: PhysikWorld, rig: RigRecord): void {
 function shiftInertiaToCentre(): void {
   const cx = m[1]! - args[0]!, cy = m[2]! - args[1]!, cz = m[3]! - args[2]!;
   const M = m[0]!, c2 = cx * cx + cy * cy + cz * cz;
-  m[11] -= M * (c2 - cx * cx); m[12] += M * cx * cy; m[13] += M * cx * cz;
-  m[14] -= M * (c2 - cy * cy); m[15] += M * cy * cz; m[16] -= M * (c2 - cz * cz);
+  m[11] = m[11]! - M * (c2 - cx * cx); m[12] = m[12]! + M * cx * cy; m[13] = m[13]! + M * cx * cz;
+  m[14] = m[14]! - M * (c2 - cy * cy); m[15] = m[15]! + M * cy * cz; m[16] = m[16]! - M * (c2 - cz * cz);
 }
 
 /** rigid[3..5] = I⁻¹ L, L = args[6..8], with m's inertia; false when it is singular. */

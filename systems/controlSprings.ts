@@ -62,17 +62,17 @@ export function controlSprings(world: PhysikWorld): void {
         fy -= kd * (vel[b3 + 1]! + wz * lx - wx * lz);
         fz -= kd * (vel[b3 + 2]! + wx * ly - wy * lx);
         const mu2 = 2 * kd * implicitDt;
-        effMass[b] += mu2;
+        effMass[b] = effMass[b]! + mu2;
         const hx = attachment[c3]! - head[b3]!, hy = attachment[c3 + 1]! - head[b3 + 1]!, hz = attachment[c3 + 2]! - head[b3 + 2]!;
         const geometric = len3(hx, hy, hz) * k * len3(rx, ry, rz) * implicitDt * implicitDt;
         const inertia = mu2 * (lx * lx + ly * ly + lz * lz) + geometric;
         const b6 = b * 6; // symmetric 3×3: xx xy xz yy yz zz
-        effInertiaWorld[b6] += inertia; effInertiaWorld[b6 + 3] += inertia; effInertiaWorld[b6 + 5] += inertia;
+        effInertiaWorld[b6] = effInertiaWorld[b6]! + inertia; effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + inertia; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + inertia;
       }
-      force[b3] += fx; force[b3 + 1] += fy; force[b3 + 2] += fz;
-      torque[b3] += ly * fz - lz * fy;
-      torque[b3 + 1] += lz * fx - lx * fz;
-      torque[b3 + 2] += lx * fy - ly * fx;
+      force[b3] = force[b3]! + fx; force[b3 + 1] = force[b3 + 1]! + fy; force[b3 + 2] = force[b3 + 2]! + fz;
+      torque[b3] = torque[b3]! + (ly * fz - lz * fy);
+      torque[b3 + 1] = torque[b3 + 1]! + (lz * fx - lx * fz);
+      torque[b3 + 2] = torque[b3 + 2]! + (lx * fy - ly * fx);
     }
   }
 }

@@ -65,7 +65,7 @@ export function gyroscopicTorques(world: PhysikWorld): void {
       // back to the world: R t
       const gx = r00 * tx + r01 * ty + r02 * tz, gy = r10 * tx + r11 * ty + r12 * tz, gz = r20 * tx + r21 * ty + r22 * tz;
       gyroTorque[b3] = gx; gyroTorque[b3 + 1] = gy; gyroTorque[b3 + 2] = gz;
-      torque[b3] += gx; torque[b3 + 1] += gy; torque[b3 + 2] += gz;
+      torque[b3] = torque[b3]! + gx; torque[b3 + 1] = torque[b3 + 1]! + gy; torque[b3 + 2] = torque[b3 + 2]! + gz;
     }
     Rig.kineticEnergyStart[rig.eid] = ke;
   }

@@ -96,10 +96,10 @@ export function integrate(world: PhysikWorld): void {
       }
       for (let a = 0; a < 3; a++) {
         const v = vel[r3 + a]!, nv = (v + acc[r3 + a]! * dt) * f;
-        centre[r3 + a] += (explicit ? v : nv) * dt;
+        centre[r3 + a] = centre[r3 + a]! + (explicit ? v : nv) * dt;
         vel[r3 + a] = nv;
       }
     }
-    if (fast) Rig.clampedSteps[rig.eid] += 1;
+    if (fast) Rig.clampedSteps[rig.eid] = Rig.clampedSteps[rig.eid]! + 1;
   }
 }

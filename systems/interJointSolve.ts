@@ -67,10 +67,10 @@ export function applyForce(Bone: BoneStore, b: number, r: Float64Array, ro: numb
   const b3 = b * 3, s = sign / Bone.effMass[b]!;
   const fx = f[fo]!, fy = f[fo + 1]!, fz = f[fo + 2]!;
   const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
-  Bone.acc[b3] += fx * s; Bone.acc[b3 + 1] += fy * s; Bone.acc[b3 + 2] += fz * s;
+  Bone.acc[b3] = Bone.acc[b3]! + fx * s; Bone.acc[b3 + 1] = Bone.acc[b3 + 1]! + fy * s; Bone.acc[b3 + 2] = Bone.acc[b3 + 2]! + fz * s;
   leverTorque[0] = sign * (ry * fz - rz * fy); leverTorque[1] = sign * (rz * fx - rx * fz); leverTorque[2] = sign * (rx * fy - ry * fx);
   symMulArr(angular, 0, Bone.invInertiaWorld, b * 6, leverTorque, 0);
-  Bone.angAcc[b3] += angular[0]!; Bone.angAcc[b3 + 1] += angular[1]!; Bone.angAcc[b3 + 2] += angular[2]!;
+  Bone.angAcc[b3] = Bone.angAcc[b3]! + angular[0]!; Bone.angAcc[b3 + 1] = Bone.angAcc[b3 + 1]! + angular[1]!; Bone.angAcc[b3 + 2] = Bone.angAcc[b3 + 2]! + angular[2]!;
 }
 
 /** Accelerations of every bone from external forces and torques alone (eq. 1). */
@@ -121,23 +121,23 @@ function applyJointForces(world: PhysikWorld, rig: RigRecord): void {
     // +F at the head on the bone
     let rx = hx - centre[b3]!, ry = hy - centre[b3 + 1]!, rz = hz - centre[b3 + 2]!;
     let s = 1 / effMass[b]!;
-    acc[b3] += fx * s; acc[b3 + 1] += fy * s; acc[b3 + 2] += fz * s;
+    acc[b3] = acc[b3]! + fx * s; acc[b3 + 1] = acc[b3 + 1]! + fy * s; acc[b3 + 2] = acc[b3 + 2]! + fz * s;
     let tx = ry * fz - rz * fy, ty = rz * fx - rx * fz, tz = rx * fy - ry * fx;
     let j = b * 6;
-    angAcc[b3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-    angAcc[b3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-    angAcc[b3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+    angAcc[b3] = angAcc[b3]! + (J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz);
+    angAcc[b3 + 1] = angAcc[b3 + 1]! + (J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz);
+    angAcc[b3 + 2] = angAcc[b3 + 2]! + (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
     if (p >= 0) {
       // −F at the same point on the parent
       const p3 = p * 3;
       rx = hx - centre[p3]!; ry = hy - centre[p3 + 1]!; rz = hz - centre[p3 + 2]!;
       s = -1 / effMass[p]!;
-      acc[p3] += fx * s; acc[p3 + 1] += fy * s; acc[p3 + 2] += fz * s;
+      acc[p3] = acc[p3]! + fx * s; acc[p3 + 1] = acc[p3 + 1]! + fy * s; acc[p3 + 2] = acc[p3 + 2]! + fz * s;
       tx = -(ry * fz - rz * fy); ty = -(rz * fx - rx * fz); tz = -(rx * fy - ry * fx);
       j = p * 6;
-      angAcc[p3] += J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz;
-      angAcc[p3 + 1] += J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz;
-      angAcc[p3 + 2] += J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz;
+      angAcc[p3] = angAcc[p3]! + (J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz);
+      angAcc[p3 + 1] = angAcc[p3 + 1]! + (J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz);
+      angAcc[p3 + 2] = angAcc[p3 + 2]! + (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
     }
   }
 }
@@ -239,7 +239,7 @@ function jointPass(world: PhysikWorld, rig: RigRecord, update: boolean): void {
       applyForce(Bone, b, slotR, k3, force, 0, 1);
       if (grounded || k > s0) {
         const b3 = b * 3;
-        jointForce[b3] += force[0]!; jointForce[b3 + 1] += force[1]!; jointForce[b3 + 2] += force[2]!;
+        jointForce[b3] = jointForce[b3]! + force[0]!; jointForce[b3 + 1] = jointForce[b3 + 1]! + force[1]!; jointForce[b3 + 2] = jointForce[b3 + 2]! + force[2]!;
       }
     }
   }
@@ -396,9 +396,9 @@ export function interJointSolve(world: PhysikWorld): void {
     Rig.passes[r] = passes;
     Rig.mismatch[r] = worst;
     Rig.solveStatus[r] = status;
-    Rig.passesTotal[r] += passes;
+    Rig.passesTotal[r] = Rig.passesTotal[r]! + passes;
     if (passes > Rig.passesMax[r]!) Rig.passesMax[r] = passes;
-    Rig.stepsSolved[r] += 1;
+    Rig.stepsSolved[r] = Rig.stepsSolved[r]! + 1;
   }
 }
 

@@ -41,10 +41,10 @@ export function kinematicSolve(world: PhysikWorld): void {
     Rig.passes[r] = iterations;
     Rig.mismatch[r] = 0;
     Rig.solveStatus[r] = status;
-    Rig.passesTotal[r] += iterations;
+    Rig.passesTotal[r] = Rig.passesTotal[r]! + iterations;
     if (iterations > Rig.passesMax[r]!) Rig.passesMax[r] = iterations;
-    Rig.stepsSolved[r] += 1;
-    if (status === STATUS_DIVERGED) Rig.diverged[r] += 1;
+    Rig.stepsSolved[r] = Rig.stepsSolved[r]! + 1;
+    if (status === STATUS_DIVERGED) Rig.diverged[r] = Rig.diverged[r]! + 1;
     const dt = rig.settings.dt;
     const angVel = Bone.angVel;
     for (let i = 0; i < n; i++) {

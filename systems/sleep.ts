@@ -88,6 +88,6 @@ export function sleepingClock(world: PhysikWorld): void {
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
     if (ai < awake.length && awake[ai] === rig) { ai++; continue; }
-    Rig.step[rig.eid] += 1;
+    Rig.step[rig.eid] = Rig.step[rig.eid]! + 1;
   }
 }

@@ -83,7 +83,7 @@ function retry(world: PhysikWorld, rig: RigRecord, from: number): void {
   for (let k = from; k <= max; k *= 2) {
     if (substeps(world, rig, k)) {
       Rig.substeps[r] = k;
-      if (k > 1) Rig.retriedSteps[r] += 1;
+      if (k > 1) Rig.retriedSteps[r] = Rig.retriedSteps[r]! + 1;
       hold(Rig, r, k, 0);
       return;
     }
@@ -101,7 +101,7 @@ function clampedStep(world: PhysikWorld, rig: RigRecord): void {
   Rig.speedClamp[r] = 1;
   if (substeps(world, rig, 1)) {
     Rig.substeps[r] = 1;
-    Rig.retriedSteps[r] += 1;
+    Rig.retriedSteps[r] = Rig.retriedSteps[r]! + 1;
     hold(Rig, r, 1, 1);
     return;
   }
@@ -116,7 +116,7 @@ function hold(Rig: PhysikWorld['physik']['Rig'], r: number, k: number, clamp: nu
     Rig.speedClamp[r] = clamp;
     Rig.substepHeld[r] = 0;
   } else {
-    Rig.substepHeld[r] += 1;
+    Rig.substepHeld[r] = Rig.substepHeld[r]! + 1;
   }
 }
 
@@ -133,7 +133,7 @@ function refuse(world: PhysikWorld, rig: RigRecord): void {
   forwardKinematicsOf(world, rig);
   Rig.substeps[r] = 0;
   Rig.solveStatus[r] = STATUS_DIVERGED;
-  Rig.diverged[r] += 1;
+  Rig.diverged[r] = Rig.diverged[r]! + 1;
   Rig.substepCount[r] = 1;
   Rig.speedClamp[r] = 0;
   Rig.substepHeld[r] = 0;

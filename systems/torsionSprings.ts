@@ -389,23 +389,23 @@ export function torsionSprings(world: PhysikWorld): void {
           // K += k dt² u uᵀ for the joint
           if (!coupling) coupling = limitCouplingOf(rig);
           const kd = 0.5 * stiffInertia, K = coupling.K, o = bi * 6;
-          K[o] += kd * ux * ux; K[o + 1] += kd * ux * uy; K[o + 2] += kd * ux * uz;
-          K[o + 3] += kd * uy * uy; K[o + 4] += kd * uy * uz; K[o + 5] += kd * uz * uz;
+          K[o] = K[o]! + kd * ux * ux; K[o + 1] = K[o + 1]! + kd * ux * uy; K[o + 2] = K[o + 2]! + kd * ux * uz;
+          K[o + 3] = K[o + 3]! + kd * uy * uy; K[o + 4] = K[o + 4]! + kd * uy * uz; K[o + 5] = K[o + 5]! + kd * uz * uz;
           coupling.active++;
         } else if (stiffInertia > 0) {
           // s u uᵀ on the bone and on its parent (addOuter written out)
           const xx = stiffInertia * ux * ux, xy = stiffInertia * ux * uy, xz = stiffInertia * ux * uz;
           const yy = stiffInertia * uy * uy, yz = stiffInertia * uy * uz, zz = stiffInertia * uz * uz;
           const b6 = b * 6, p6 = p * 6;
-          effInertiaWorld[b6] += xx; effInertiaWorld[b6 + 1] += xy; effInertiaWorld[b6 + 2] += xz;
-          effInertiaWorld[b6 + 3] += yy; effInertiaWorld[b6 + 4] += yz; effInertiaWorld[b6 + 5] += zz;
-          effInertiaWorld[p6] += xx; effInertiaWorld[p6 + 1] += xy; effInertiaWorld[p6 + 2] += xz;
-          effInertiaWorld[p6 + 3] += yy; effInertiaWorld[p6 + 4] += yz; effInertiaWorld[p6 + 5] += zz;
+          effInertiaWorld[b6] = effInertiaWorld[b6]! + xx; effInertiaWorld[b6 + 1] = effInertiaWorld[b6 + 1]! + xy; effInertiaWorld[b6 + 2] = effInertiaWorld[b6 + 2]! + xz;
+          effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + yy; effInertiaWorld[b6 + 4] = effInertiaWorld[b6 + 4]! + yz; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + zz;
+          effInertiaWorld[p6] = effInertiaWorld[p6]! + xx; effInertiaWorld[p6 + 1] = effInertiaWorld[p6 + 1]! + xy; effInertiaWorld[p6 + 2] = effInertiaWorld[p6 + 2]! + xz;
+          effInertiaWorld[p6 + 3] = effInertiaWorld[p6 + 3]! + yy; effInertiaWorld[p6 + 4] = effInertiaWorld[p6 + 4]! + yz; effInertiaWorld[p6 + 5] = effInertiaWorld[p6 + 5]! + zz;
         }
       }
       if (tx === 0 && ty === 0 && tz === 0) continue;
-      torque[b3] += tx; torque[b3 + 1] += ty; torque[b3 + 2] += tz;
-      torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+      torque[b3] = torque[b3]! + tx; torque[b3 + 1] = torque[b3 + 1]! + ty; torque[b3 + 2] = torque[b3 + 2]! + tz;
+      torque[p3] = torque[p3]! - tx; torque[p3 + 1] = torque[p3 + 1]! - ty; torque[p3 + 2] = torque[p3 + 2]! - tz;
     }
   }
 }

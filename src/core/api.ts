@@ -210,7 +210,7 @@ export function resetRig(world: PhysikWorld, rig: number): void {
   // a floating root is placed by its centre: the rest head plus half the rest axis
   const root = record.bones[0]!;
   quatRotate(Bone.centre, root * 3, Bone.rot, root * 4, 0, 0.5 * Bone.length[root]!, 0);
-  for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] += Rig.pin[rig * 3 + a]!;
+  for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] = Bone.centre[root * 3 + a]! + Rig.pin[rig * 3 + a]!;
   forwardKinematicsOf(world, record);
   record.controlPoints.forEach((cp, i) => {
     copyDoubles(ControlPoint.target, cp * 3, record.initialTargets, i * 3, 3);

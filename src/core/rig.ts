@@ -165,15 +165,15 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
       }
       quatMulConjA(Bone.restLocal, q4, Bone.restWorld, parent * 4, Bone.restWorld, q4);
       quatRotate(Bone.head, v3, Bone.rot, parent * 4, Bone.attach[v3]!, Bone.attach[v3 + 1]!, Bone.attach[v3 + 2]!);
-      Bone.head[v3] += Bone.head[parent * 3]!;
-      Bone.head[v3 + 1] += Bone.head[parent * 3 + 1]!;
-      Bone.head[v3 + 2] += Bone.head[parent * 3 + 2]!;
+      Bone.head[v3] = Bone.head[v3]! + Bone.head[parent * 3]!;
+      Bone.head[v3 + 1] = Bone.head[v3 + 1]! + Bone.head[parent * 3 + 1]!;
+      Bone.head[v3 + 2] = Bone.head[v3 + 2]! + Bone.head[parent * 3 + 2]!;
     }
     // tail and centre from the head
     quatRotate(Bone.tail, v3, Bone.rot, q4, 0, b.length, 0);
     for (let a = 0; a < 3; a++) {
       Bone.centre[v3 + a] = Bone.head[v3 + a]! + 0.5 * Bone.tail[v3 + a]!;
-      Bone.tail[v3 + a] += Bone.head[v3 + a]!;
+      Bone.tail[v3 + a] = Bone.tail[v3 + a]! + Bone.head[v3 + a]!;
     }
     // limits
     const lim = b.limits ?? {};

@@ -16,8 +16,8 @@ export function solveDense(K: Float64Array, R: Float64Array, n: number, w: numbe
     for (let row = col + 1; row < n; row++) {
       const f = K[row * n + col]! * inv;
       if (f === 0) continue;
-      for (let k = col; k < n; k++) K[row * n + k] -= f * K[col * n + k]!;
-      for (let k = 0; k < w; k++) R[row * w + k] -= f * R[col * w + k]!;
+      for (let k = col; k < n; k++) K[row * n + k] = K[row * n + k]! - f * K[col * n + k]!;
+      for (let k = 0; k < w; k++) R[row * w + k] = R[row * w + k]! - f * R[col * w + k]!;
     }
   }
   for (let row = n - 1; row >= 0; row--) {

@@ -388,7 +388,7 @@ function rapierPath(R: Rapier, spec: CaseSpec, dt: number, seconds: number): Pat
       q[0] = rot.x; q[1] = rot.y; q[2] = rot.z; q[3] = rot.w;
       quatRotate(v, 0, q, 0, p.x, p.y, p.z);
       body.translation(vec as RapierTypes.Vector);
-      v[0] += vec.x; v[1] += vec.y; v[2] += vec.z;
+      v[0] = v[0]! + vec.x; v[1] = v[1]! + vec.y; v[2] = v[2]! + vec.z;
     };
     const recordTip = (j: number) => {
       worldPoint(bodies[tipIndex]!, tipLocal);

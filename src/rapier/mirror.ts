@@ -309,14 +309,14 @@ class Mirror implements RapierMirror {
       // is a force (D = (m_eff − m)/dt = 2c, per bone-frame axis (I_eff − I)/dt = βI + c L²/2),
       // so (m_eff + μ) v₁ = m v₀ + μ v₀ + dt F as in PhysIK (damping.ts)
       const dm = (M[o]! - Bone.mass[b]!) / dt;
-      force[i3] -= dm * this.vel[i3]!; force[i3 + 1] -= dm * this.vel[i3 + 1]!; force[i3 + 2] -= dm * this.vel[i3 + 2]!;
+      force[i3] = force[i3]! - dm * this.vel[i3]!; force[i3 + 1] = force[i3 + 1]! - dm * this.vel[i3 + 1]!; force[i3 + 2] = force[i3 + 2]! - dm * this.vel[i3 + 2]!;
       quatRotateInvArr(this.tmp, 0, this.rot, i4, this.angVel, i3);
       const halving = this.halving;
       this.tmp[0] = -((M[o + 1]! - Bone.inertia[b * 3]!) / dt + halving * Ix) * this.tmp[0]!;
       this.tmp[1] = -((M[o + 2]! - Bone.inertia[b * 3 + 1]!) / dt + halving * Iy) * this.tmp[1]!;
       this.tmp[2] = -((M[o + 3]! - Bone.inertia[b * 3 + 2]!) / dt + halving * Iz) * this.tmp[2]!;
       quatRotateArr(this.tmp, 0, this.rot, i4, this.tmp, 0);
-      torque[i3] += this.tmp[0]!; torque[i3 + 1] += this.tmp[1]!; torque[i3 + 2] += this.tmp[2]!;
+      torque[i3] = torque[i3]! + this.tmp[0]!; torque[i3 + 1] = torque[i3 + 1]! + this.tmp[1]!; torque[i3 + 2] = torque[i3 + 2]! + this.tmp[2]!;
       // user forces persist in Rapier until reset; resetForces leaves torques (call both)
       body.resetForces(false);
       body.resetTorques(false);
@@ -334,12 +334,12 @@ class Mirror implements RapierMirror {
     const { force, torque } = this;
     for (let i = 0; i < this.n; i++) {
       const i3 = i * 3, c = this.coefficient[i]!;
-      force[i3] -= 2 * c * this.vel[i3]!; force[i3 + 1] -= 2 * c * this.vel[i3 + 1]!; force[i3 + 2] -= 2 * c * this.vel[i3 + 2]!;
+      force[i3] = force[i3]! - 2 * c * this.vel[i3]!; force[i3 + 1] = force[i3 + 1]! - 2 * c * this.vel[i3 + 1]!; force[i3 + 2] = force[i3 + 2]! - 2 * c * this.vel[i3 + 2]!;
       quatRotate(this.tmp, 0, this.rot, i * 4, 0, 0.5 * this.length[i]!, 0);
       const dx = this.tmp[0]!, dy = this.tmp[1]!, dz = this.tmp[2]!;
       const wx = this.angVel[i3]!, wy = this.angVel[i3 + 1]!, wz = this.angVel[i3 + 2]!;
       const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
-      torque[i3] -= 2 * c * (dy * uz - dz * uy); torque[i3 + 1] -= 2 * c * (dz * ux - dx * uz); torque[i3 + 2] -= 2 * c * (dx * uy - dy * ux);
+      torque[i3] = torque[i3]! - 2 * c * (dy * uz - dz * uy); torque[i3 + 1] = torque[i3 + 1]! - 2 * c * (dz * ux - dx * uz); torque[i3 + 2] = torque[i3 + 2]! - 2 * c * (dx * uy - dy * ux);
     }
   }
 
@@ -355,7 +355,7 @@ class Mirror implements RapierMirror {
     this.checkOut(out, 3);
     for (let i = 0; i < this.n; i++) {
       quatRotate(out, i * 3, this.rot, i * 4, 0, side * this.length[i]!, 0);
-      out[i * 3] += this.centre[i * 3]!; out[i * 3 + 1] += this.centre[i * 3 + 1]!; out[i * 3 + 2] += this.centre[i * 3 + 2]!;
+      out[i * 3] = out[i * 3]! + this.centre[i * 3]!; out[i * 3 + 1] = out[i * 3 + 1]! + this.centre[i * 3 + 1]!; out[i * 3 + 2] = out[i * 3 + 2]! + this.centre[i * 3 + 2]!;
     }
     return out;
   }

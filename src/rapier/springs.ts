@@ -67,17 +67,17 @@ export function controlSpringForces(world: PhysikWorld, record: RigRecord, index
       fy -= kd * (vel[i3 + 1]! + wz * lx - wx * lz);
       fz -= kd * (vel[i3 + 2]! + wx * ly - wy * lx);
       const mu2 = 2 * kd * implicitDt;
-      st.extraMass[i] += mu2;
+      st.extraMass[i] = st.extraMass[i]! + mu2;
       // lever from the head: l + R (0, L/2, 0) = attachment − head
       const hy = vy + 0.5 * L;
       const sx = 2 * (y * vz - z * hy), sy = 2 * (z * vx - x * vz), sz = 2 * (x * hy - y * vx);
       const hx2 = vx + w * sx + (y * sz - z * sy), hy2 = hy + w * sy + (z * sx - x * sz), hz2 = vz + w * sz + (x * sy - y * sx);
       const geometric = Math.sqrt(hx2 * hx2 + hy2 * hy2 + hz2 * hz2) * k * Math.sqrt(rx * rx + ry * ry + rz * rz) * implicitDt * implicitDt;
-      st.extraInertia[i] += mu2 * (lx * lx + ly * ly + lz * lz) + geometric;
+      st.extraInertia[i] = st.extraInertia[i]! + (mu2 * (lx * lx + ly * ly + lz * lz) + geometric);
     }
-    force[i3] += fx; force[i3 + 1] += fy; force[i3 + 2] += fz;
-    torque[i3] += ly * fz - lz * fy;
-    torque[i3 + 1] += lz * fx - lx * fz;
-    torque[i3 + 2] += lx * fy - ly * fx;
+    force[i3] = force[i3]! + fx; force[i3 + 1] = force[i3 + 1]! + fy; force[i3 + 2] = force[i3 + 2]! + fz;
+    torque[i3] = torque[i3]! + (ly * fz - lz * fy);
+    torque[i3 + 1] = torque[i3 + 1]! + (lz * fx - lx * fz);
+    torque[i3 + 2] = torque[i3 + 2]! + (lx * fy - ly * fx);
   }
 }

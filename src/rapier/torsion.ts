@@ -132,11 +132,11 @@ export function emulatedTorsion(
         const limit = k * capAngle;
         if (tau > limit || tau < -limit) { tau = tau > 0 ? limit : -limit; stiffInertia = 0; }
       }
-      extraInertia[i] += stiffInertia;
-      extraInertia[pi] += stiffInertia;
+      extraInertia[i] = extraInertia[i]! + stiffInertia;
+      extraInertia[pi] = extraInertia[pi]! + stiffInertia;
       tx += tau * ux; ty += tau * uy; tz += tau * uz;
     }
-    torque[i3] += tx; torque[i3 + 1] += ty; torque[i3 + 2] += tz;
-    torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+    torque[i3] = torque[i3]! + tx; torque[i3 + 1] = torque[i3 + 1]! + ty; torque[i3 + 2] = torque[i3 + 2]! + tz;
+    torque[p3] = torque[p3]! - tx; torque[p3 + 1] = torque[p3 + 1]! - ty; torque[p3 + 2] = torque[p3 + 2]! - tz;
   }
 }

@@ -207,7 +207,7 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
       sx -= tau[ci * 3]!; sy -= tau[ci * 3 + 1]!; sz -= tau[ci * 3 + 2]!;
     }
     tx += sx; ty += sy; tz += sz;
-    torque[b3] += sx; torque[b3 + 1] += sy; torque[b3 + 2] += sz;
+    torque[b3] = torque[b3]! + sx; torque[b3 + 1] = torque[b3 + 1]! + sy; torque[b3 + 2] = torque[b3 + 2]! + sz;
     const im = 1 / effMass[b]!;
     acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
@@ -345,18 +345,18 @@ function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitC
   const rn00 = ry * N20 - rz * N10, rn01 = ry * N21 - rz * N11, rn02 = ry * N22 - rz * N12;
   const rn10 = rz * N00 - rx * N20, rn11 = rz * N01 - rx * N21, rn12 = rz * N02 - rx * N22;
   const rn20 = rx * N10 - ry * N00, rn21 = rx * N11 - ry * N01, rn22 = rx * N12 - ry * N02;
-  A[ai] += pxx; A[ai + 1] += pxy; A[ai + 2] += pxz; A[ai + 3] += pyy; A[ai + 4] += pyz; A[ai + 5] += pzz;
-  A[ai + 6] += N00 - t00; A[ai + 7] += N01 - t01; A[ai + 8] += N02 - t02;
-  A[ai + 9] += N10 - t10; A[ai + 10] += N11 - t11; A[ai + 11] += N12 - t12;
-  A[ai + 12] += N20 - t20; A[ai + 13] += N21 - t21; A[ai + 14] += N22 - t22;
-  A[ai + 15] += Qxx + 2 * rn00 - (ry * t20 - rz * t10);
-  A[ai + 16] += Qxy + rn01 + rn10 - (ry * t21 - rz * t11);
-  A[ai + 17] += Qxz + rn02 + rn20 - (ry * t22 - rz * t12);
-  A[ai + 18] += Qyy + 2 * rn11 - (rz * t01 - rx * t21);
-  A[ai + 19] += Qyz + rn12 + rn21 - (rz * t02 - rx * t22);
-  A[ai + 20] += Qzz + 2 * rn22 - (rx * t12 - ry * t02);
+  A[ai] = A[ai]! + pxx; A[ai + 1] = A[ai + 1]! + pxy; A[ai + 2] = A[ai + 2]! + pxz; A[ai + 3] = A[ai + 3]! + pyy; A[ai + 4] = A[ai + 4]! + pyz; A[ai + 5] = A[ai + 5]! + pzz;
+  A[ai + 6] = A[ai + 6]! + (N00 - t00); A[ai + 7] = A[ai + 7]! + (N01 - t01); A[ai + 8] = A[ai + 8]! + (N02 - t02);
+  A[ai + 9] = A[ai + 9]! + (N10 - t10); A[ai + 10] = A[ai + 10]! + (N11 - t11); A[ai + 11] = A[ai + 11]! + (N12 - t12);
+  A[ai + 12] = A[ai + 12]! + (N20 - t20); A[ai + 13] = A[ai + 13]! + (N21 - t21); A[ai + 14] = A[ai + 14]! + (N22 - t22);
+  A[ai + 15] = A[ai + 15]! + (Qxx + 2 * rn00 - (ry * t20 - rz * t10));
+  A[ai + 16] = A[ai + 16]! + (Qxy + rn01 + rn10 - (ry * t21 - rz * t11));
+  A[ai + 17] = A[ai + 17]! + (Qxz + rn02 + rn20 - (ry * t22 - rz * t12));
+  A[ai + 18] = A[ai + 18]! + (Qyy + 2 * rn11 - (rz * t01 - rx * t21));
+  A[ai + 19] = A[ai + 19]! + (Qyz + rn12 + rn21 - (rz * t02 - rx * t22));
+  A[ai + 20] = A[ai + 20]! + (Qzz + 2 * rn22 - (rx * t12 - ry * t02));
   // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h)
-  g[i6] += lx; g[i6 + 1] += ly; g[i6 + 2] += lz;
-  g[i6 + 3] += ry * lz - rz * ly + hx; g[i6 + 4] += rz * lx - rx * lz + hy; g[i6 + 5] += rx * ly - ry * lx + hz;
+  g[i6] = g[i6]! + lx; g[i6 + 1] = g[i6 + 1]! + ly; g[i6 + 2] = g[i6 + 2]! + lz;
+  g[i6 + 3] = g[i6 + 3]! + (ry * lz - rz * ly + hx); g[i6 + 4] = g[i6 + 4]! + (rz * lx - rx * lz + hy); g[i6 + 5] = g[i6 + 5]! + (rx * ly - ry * lx + hz);
   return true;
 }

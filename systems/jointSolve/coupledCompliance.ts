@@ -305,9 +305,9 @@ function foldChild(Bone: PhysikWorld['physik']['Bone'], on: boolean, coupling: L
   const k00 = K[k6]!, k01 = K[k6 + 1]!, k02 = K[k6 + 2]!, k11 = K[k6 + 3]!, k12 = K[k6 + 4]!, k22 = K[k6 + 5]!;
   // Â = A_j + E K Eᵀ
   for (let e = 0; e < 36; e++) Ahat[e] = A[j36 + e]!;
-  Ahat[21] += k00; Ahat[22] += k01; Ahat[23] += k02;
-  Ahat[27] += k01; Ahat[28] += k11; Ahat[29] += k12;
-  Ahat[33] += k02; Ahat[34] += k12; Ahat[35] += k22;
+  Ahat[21] = Ahat[21]! + k00; Ahat[22] = Ahat[22]! + k01; Ahat[23] = Ahat[23]! + k02;
+  Ahat[27] = Ahat[27]! + k01; Ahat[28] = Ahat[28]! + k11; Ahat[29] = Ahat[29]! + k12;
+  Ahat[33] = Ahat[33]! + k02; Ahat[34] = Ahat[34]! + k12; Ahat[35] = Ahat[35]! + k22;
   if (!cholesky6(Ahat)) return false;
   // columns: Hᵀ (3), g (1), E K (3)
   const hx = head[c3]! - centre[c3]!, hy = head[c3 + 1]! - centre[c3 + 1]!, hz = head[c3 + 2]! - centre[c3 + 2]!;
@@ -339,9 +339,9 @@ function foldChild(Bone: PhysikWorld['physik']['Bone'], on: boolean, coupling: L
   V[4] = rz; V[5] = -ry; V[9] = -rz; V[11] = rx; V[15] = ry; V[16] = -rx; // −[r]ₓ
   for (let col = 0; col < 3; col++) {
     const lx = Xk[col]!, ly = Xk[3 + col]!, lz = Xk[6 + col]!, wx = Xk[9 + col]!, wy = Xk[12 + col]!, wz = Xk[15 + col]!;
-    V[3 + col] -= lx - (hy * wz - hz * wy);
-    V[9 + col] -= ly - (hz * wx - hx * wz);
-    V[15 + col] -= lz - (hx * wy - hy * wx);
+    V[3 + col] = V[3 + col]! - (lx - (hy * wz - hz * wy));
+    V[9 + col] = V[9 + col]! - (ly - (hz * wx - hx * wz));
+    V[15 + col] = V[15 + col]! - (lz - (hx * wy - hy * wx));
   }
   // f0 = ω_b×(ω_b×r) − ω_c×(ω_c×h) − H xg
   lever[0] = rx; lever[1] = ry; lever[2] = rz;
@@ -370,21 +370,21 @@ function foldChild(Bone: PhysikWorld['physik']['Bone'], on: boolean, coupling: L
   const i36 = i * 36, i6 = i * 6;
   for (let col = 0; col < 6; col++) {
     const vx = M[o18 + col]!, vy = M[o18 + 6 + col]!, vz = M[o18 + 12 + col]!;
-    A[i36 + col] += vx; A[i36 + 6 + col] += vy; A[i36 + 12 + col] += vz;
-    A[i36 + 18 + col] += ry * vz - rz * vy; A[i36 + 24 + col] += rz * vx - rx * vz; A[i36 + 30 + col] += rx * vy - ry * vx;
+    A[i36 + col] = A[i36 + col]! + vx; A[i36 + 6 + col] = A[i36 + 6 + col]! + vy; A[i36 + 12 + col] = A[i36 + 12 + col]! + vz;
+    A[i36 + 18 + col] = A[i36 + 18 + col]! + (ry * vz - rz * vy); A[i36 + 24 + col] = A[i36 + 24 + col]! + (rz * vx - rx * vz); A[i36 + 30 + col] = A[i36 + 30 + col]! + (rx * vy - ry * vx);
     // (T − I) angular rows
     const tx = T[j36 + 18 + col]! - (col === 3 ? 1 : 0), ty = T[j36 + 24 + col]! - (col === 4 ? 1 : 0), tz = T[j36 + 30 + col]! - (col === 5 ? 1 : 0);
-    A[i36 + 18 + col] -= k00 * tx + k01 * ty + k02 * tz;
-    A[i36 + 24 + col] -= k01 * tx + k11 * ty + k12 * tz;
-    A[i36 + 30 + col] -= k02 * tx + k12 * ty + k22 * tz;
+    A[i36 + 18 + col] = A[i36 + 18 + col]! - (k00 * tx + k01 * ty + k02 * tz);
+    A[i36 + 24 + col] = A[i36 + 24 + col]! - (k01 * tx + k11 * ty + k12 * tz);
+    A[i36 + 30 + col] = A[i36 + 30 + col]! - (k02 * tx + k12 * ty + k22 * tz);
   }
   const mx = m[j * 3]!, my = m[j * 3 + 1]!, mz = m[j * 3 + 2]!;
   const tax = t[j6 + 3]!, tay = t[j6 + 4]!, taz = t[j6 + 5]!;
-  g[i6] -= mx; g[i6 + 1] -= my; g[i6 + 2] -= mz;
-  g[i6 + 3] -= ry * mz - rz * my; g[i6 + 4] -= rz * mx - rx * mz; g[i6 + 5] -= rx * my - ry * mx;
-  g[i6 + 3] += k00 * tax + k01 * tay + k02 * taz;
-  g[i6 + 4] += k01 * tax + k11 * tay + k12 * taz;
-  g[i6 + 5] += k02 * tax + k12 * tay + k22 * taz;
+  g[i6] = g[i6]! - mx; g[i6 + 1] = g[i6 + 1]! - my; g[i6 + 2] = g[i6 + 2]! - mz;
+  g[i6 + 3] = g[i6 + 3]! - (ry * mz - rz * my); g[i6 + 4] = g[i6 + 4]! - (rz * mx - rx * mz); g[i6 + 5] = g[i6 + 5]! - (rx * my - ry * mx);
+  g[i6 + 3] = g[i6 + 3]! + (k00 * tax + k01 * tay + k02 * taz);
+  g[i6 + 4] = g[i6 + 4]! + (k01 * tax + k11 * tay + k12 * taz);
+  g[i6 + 5] = g[i6 + 5]! + (k02 * tax + k12 * tay + k22 * taz);
   return true;
 }
 
@@ -402,10 +402,10 @@ export function applyCouplingTorques(world: PhysikWorld, rig: RigRecord, couplin
     for (let side = 0; side < 2; side++) {
       const b = side === 0 ? bones[i]! : bones[parentIndex[i]!]!;
       const s = side === 0 ? 1 : -1, j = b * 6, b3 = b * 3;
-      torque[b3] += s * tx; torque[b3 + 1] += s * ty; torque[b3 + 2] += s * tz;
-      angAcc[b3] += s * (J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz);
-      angAcc[b3 + 1] += s * (J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz);
-      angAcc[b3 + 2] += s * (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
+      torque[b3] = torque[b3]! + s * tx; torque[b3 + 1] = torque[b3 + 1]! + s * ty; torque[b3 + 2] = torque[b3 + 2]! + s * tz;
+      angAcc[b3] = angAcc[b3]! + s * (J[j]! * tx + J[j + 1]! * ty + J[j + 2]! * tz);
+      angAcc[b3 + 1] = angAcc[b3 + 1]! + s * (J[j + 1]! * tx + J[j + 3]! * ty + J[j + 4]! * tz);
+      angAcc[b3 + 2] = angAcc[b3 + 2]! + s * (J[j + 2]! * tx + J[j + 4]! * ty + J[j + 5]! * tz);
     }
   }
 }
@@ -418,8 +418,8 @@ export function removeCouplingTorques(world: PhysikWorld, rig: RigRecord, coupli
   for (let i = 1; i < bones.length; i++) {
     const tx = tau[i * 3]!, ty = tau[i * 3 + 1]!, tz = tau[i * 3 + 2]!;
     const b3 = bones[i]! * 3, p3 = bones[parentIndex[i]!]! * 3;
-    torque[b3] -= tx; torque[b3 + 1] -= ty; torque[b3 + 2] -= tz;
-    torque[p3] += tx; torque[p3 + 1] += ty; torque[p3 + 2] += tz;
+    torque[b3] = torque[b3]! - tx; torque[b3 + 1] = torque[b3 + 1]! - ty; torque[b3 + 2] = torque[b3 + 2]! - tz;
+    torque[p3] = torque[p3]! + tx; torque[p3 + 1] = torque[p3 + 1]! + ty; torque[p3 + 2] = torque[p3 + 2]! + tz;
   }
 }
 
@@ -447,12 +447,12 @@ export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling
     const side = S[o + 7]!;
     if ((end - S[o + 6]!) * side >= 0) continue; // it stops at or past the limit: a push
     const tau = S[o + 3]!, kd = S[o + 4]!;
-    torque[b3] -= tau * ux; torque[b3 + 1] -= tau * uy; torque[b3 + 2] -= tau * uz;
-    torque[p3] += tau * ux; torque[p3 + 1] += tau * uy; torque[p3 + 2] += tau * uz;
+    torque[b3] = torque[b3]! - tau * ux; torque[b3 + 1] = torque[b3 + 1]! - tau * uy; torque[b3 + 2] = torque[b3 + 2]! - tau * uz;
+    torque[p3] = torque[p3]! + tau * ux; torque[p3 + 1] = torque[p3 + 1]! + tau * uy; torque[p3 + 2] = torque[p3 + 2]! + tau * uz;
     if (kd > 0) {
       const k6 = i * 6;
-      K[k6] -= kd * ux * ux; K[k6 + 1] -= kd * ux * uy; K[k6 + 2] -= kd * ux * uz;
-      K[k6 + 3] -= kd * uy * uy; K[k6 + 4] -= kd * uy * uz; K[k6 + 5] -= kd * uz * uz;
+      K[k6] = K[k6]! - kd * ux * ux; K[k6 + 1] = K[k6 + 1]! - kd * ux * uy; K[k6 + 2] = K[k6 + 2]! - kd * ux * uz;
+      K[k6 + 3] = K[k6 + 3]! - kd * uy * uy; K[k6 + 4] = K[k6 + 4]! - kd * uy * uz; K[k6 + 5] = K[k6 + 5]! - kd * uz * uz;
       coupling.active--;
     }
     released++;

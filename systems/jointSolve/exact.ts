@@ -133,8 +133,8 @@ function solve3(): void {
   for (let row = 1; row < 3; row++) {
     const f = K3[row * 3]! * inv;
     if (f === 0) continue;
-    K3[row * 3 + 1] -= f * K3[1]!; K3[row * 3 + 2] -= f * K3[2]!;
-    R3[row * 4] -= f * R3[0]!; R3[row * 4 + 1] -= f * R3[1]!; R3[row * 4 + 2] -= f * R3[2]!; R3[row * 4 + 3] -= f * R3[3]!;
+    K3[row * 3 + 1] = K3[row * 3 + 1]! - f * K3[1]!; K3[row * 3 + 2] = K3[row * 3 + 2]! - f * K3[2]!;
+    R3[row * 4] = R3[row * 4]! - f * R3[0]!; R3[row * 4 + 1] = R3[row * 4 + 1]! - f * R3[1]!; R3[row * 4 + 2] = R3[row * 4 + 2]! - f * R3[2]!; R3[row * 4 + 3] = R3[row * 4 + 3]! - f * R3[3]!;
   }
   // column 1
   piv = 1; best = Math.abs(K3[4]!);
@@ -143,8 +143,8 @@ function solve3(): void {
   inv = 1 / K3[4]!;
   const f = K3[7]! * inv;
   if (f !== 0) {
-    K3[8] -= f * K3[5]!;
-    R3[8] -= f * R3[4]!; R3[9] -= f * R3[5]!; R3[10] -= f * R3[6]!; R3[11] -= f * R3[7]!;
+    K3[8] = K3[8]! - f * K3[5]!;
+    R3[8] = R3[8]! - f * R3[4]!; R3[9] = R3[9]! - f * R3[5]!; R3[10] = R3[10]! - f * R3[6]!; R3[11] = R3[11]! - f * R3[7]!;
   }
   // back substitution
   const i2 = 1 / K3[8]!, i1 = 1 / K3[4]!, i0 = 1 / K3[0]!;
@@ -274,7 +274,7 @@ export function exactJointForces(world: PhysikWorld, rig: RigRecord): void {
       beta[i * 3 + 2] = acc[b3 + 2]! + ax * ry - ay * rx;
       if (centripetal) {
         centripetalAt(angVel, b, 0, true);
-        beta[i * 3] += cen[0]!; beta[i * 3 + 1] += cen[1]!; beta[i * 3 + 2] += cen[2]!;
+        beta[i * 3] = beta[i * 3]! + cen[0]!; beta[i * 3 + 1] = beta[i * 3 + 1]! + cen[1]!; beta[i * 3 + 2] = beta[i * 3 + 2]! + cen[2]!;
       }
       denseChildren(effMass, acc, angAcc, angVel, rig, i, b, k, centripetal);
     } else {
@@ -354,9 +354,9 @@ function denseChildren(
     for (let row = 0; row < 3; row++) {
       const m0 = Mtmp[row * 3]!, m1 = Mtmp[row * 3 + 1]!, m2 = Mtmp[row * 3 + 2]!;
       for (let col = 0; col < 3; col++) {
-        phi[i * 9 + row * 3 + col] -= m0 * P[child * 9 + col]! + m1 * P[child * 9 + 3 + col]! + m2 * P[child * 9 + 6 + col]!;
+        phi[i * 9 + row * 3 + col] = phi[i * 9 + row * 3 + col]! - (m0 * P[child * 9 + col]! + m1 * P[child * 9 + 3 + col]! + m2 * P[child * 9 + 6 + col]!);
       }
-      beta[i * 3 + row] -= m0 * q[child * 3]! + m1 * q[child * 3 + 1]! + m2 * q[child * 3 + 2]!;
+      beta[i * 3 + row] = beta[i * 3 + row]! - (m0 * q[child * 3]! + m1 * q[child * 3 + 1]! + m2 * q[child * 3 + 2]!);
     }
   }
 }
@@ -406,12 +406,12 @@ function articulatedChildren(
     const s10 = rz * a00 - rx * a20, s11 = rz * a01 - rx * a21, s12 = rz * a02 - rx * a22;
     const s20 = -ry * a00 + rx * a10, s21 = -ry * a01 + rx * a11, s22 = -ry * a02 + rx * a12;
     // U_iᵀ W U_i = [[W, −W[r]ₓ], [[r]ₓ W, −[r]ₓ W [r]ₓ]]
-    A6[0] += w00; A6[1] += w01; A6[2] += w02; A6[3] -= a00; A6[4] -= a01; A6[5] -= a02;
-    A6[6] += w10; A6[7] += w11; A6[8] += w12; A6[9] -= a10; A6[10] -= a11; A6[11] -= a12;
-    A6[12] += w20; A6[13] += w21; A6[14] += w22; A6[15] -= a20; A6[16] -= a21; A6[17] -= a22;
-    A6[18] += r00; A6[19] += r01; A6[20] += r02; A6[21] -= s00; A6[22] -= s01; A6[23] -= s02;
-    A6[24] += r10; A6[25] += r11; A6[26] += r12; A6[27] -= s10; A6[28] -= s11; A6[29] -= s12;
-    A6[30] += r20; A6[31] += r21; A6[32] += r22; A6[33] -= s20; A6[34] -= s21; A6[35] -= s22;
+    A6[0] += w00; A6[1] = A6[1]! + w01; A6[2] = A6[2]! + w02; A6[3] = A6[3]! - a00; A6[4] = A6[4]! - a01; A6[5] = A6[5]! - a02;
+    A6[6] = A6[6]! + w10; A6[7] += w11; A6[8] = A6[8]! + w12; A6[9] = A6[9]! - a10; A6[10] = A6[10]! - a11; A6[11] = A6[11]! - a12;
+    A6[12] = A6[12]! + w20; A6[13] = A6[13]! + w21; A6[14] += w22; A6[15] = A6[15]! - a20; A6[16] = A6[16]! - a21; A6[17] = A6[17]! - a22;
+    A6[18] = A6[18]! + r00; A6[19] = A6[19]! + r01; A6[20] = A6[20]! + r02; A6[21] -= s00; A6[22] -= s01; A6[23] -= s02;
+    A6[24] = A6[24]! + r10; A6[25] = A6[25]! + r11; A6[26] = A6[26]! + r12; A6[27] -= s10; A6[28] -= s11; A6[29] -= s12;
+    A6[30] = A6[30]! + r20; A6[31] = A6[31]! + r21; A6[32] = A6[32]! + r22; A6[33] -= s20; A6[34] -= s21; A6[35] -= s22;
     // U_iᵀ W β' = (W β', r × W β')
     const vx = w00 * bx + w01 * by + w02 * bz, vy = w10 * bx + w11 * by + w12 * bz, vz = w20 * bx + w21 * by + w22 * bz;
     f0 += vx; f1 += vy; f2 += vz;
@@ -433,7 +433,7 @@ function articulatedChildren(
     if (col < 3) { phi[i * 9 + col] = ux; phi[i * 9 + 3 + col] = uy; phi[i * 9 + 6 + col] = uz; }
     else {
       beta[i * 3] = ux; beta[i * 3 + 1] = uy; beta[i * 3 + 2] = uz;
-      if (centripetal) { centripetalAt(angVel, b, 0, true); beta[i * 3] += cen[0]!; beta[i * 3 + 1] += cen[1]!; beta[i * 3 + 2] += cen[2]!; }
+      if (centripetal) { centripetalAt(angVel, b, 0, true); beta[i * 3] = beta[i * 3]! + cen[0]!; beta[i * 3 + 1] = beta[i * 3 + 1]! + cen[1]!; beta[i * 3 + 2] = beta[i * 3 + 2]! + cen[2]!; }
     }
   }
   // P_i = W_i U_i X, q_i = W_i (U_i y − β'_i)
