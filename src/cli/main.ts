@@ -192,20 +192,28 @@ function compare(scene: Scene, args: Parsed, out: (s: string) => void, err: (s: 
       scene: scene.name,
       ...(expectResult ? { expect: expectResult } : {}),
       solvers: rows.map((r) => r.summary
-        ? { solver: r.solver, status: r.summary.status, finite: r.summary.finite, stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
+        ? { solver: r.solver, status: r.summary.status, ...(r.summary.solveNote ? { solveNote: r.summary.solveNote } : {}), finite: r.summary.finite, stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
             iterations: r.summary.iterations, msPerSolve: r.summary.msPerSolve, msPerStepMedian: r.summary.msPerStepMedian, maxBendDeg: r.summary.maxBendDeg, bendVariation: r.summary.bendVariation, restDeviation: r.summary.restDeviation }
         : { solver: r.solver, error: r.error }),
     }));
     return code;
   }
   const head = ['solver', 'status', 'at rest from', 'target error', 'limit viol. deg', 'iter/step', 'us/step (median, warm)', 'max bend deg', 'bend var.', 'off rest'];
+  // what a solver cannot honour by its nature: a mark in the status column, the note under the table
+  const notes: string[] = [];
+  const noteMark = (note: string): string => {
+    if (!note) return '';
+    notes.push(note);
+    return ` [${notes.length}]`;
+  };
   const table = [head, ...rows.map((r) => r.summary
-    ? [r.solver, r.summary.finite ? r.summary.status : 'NaN', r.summary.stepsToConverge === null ? '-' : String(r.summary.stepsToConverge), fmt(r.summary.maxTargetError), fmt(r.summary.maxLimitViolationDeg), r.summary.iterations.mean.toFixed(1),
+    ? [r.solver, (r.summary.finite ? r.summary.status : 'NaN') + noteMark(r.summary.solveNote), r.summary.stepsToConverge === null ? '-' : String(r.summary.stepsToConverge), fmt(r.summary.maxTargetError), fmt(r.summary.maxLimitViolationDeg), r.summary.iterations.mean.toFixed(1),
         (r.summary.msPerStepMedian * 1000).toFixed(1), fmt(r.summary.maxBendDeg), fmt(r.summary.bendVariation), fmt(r.summary.restDeviation)]
     : [r.solver, `cannot: ${r.error}`, '', '', '', '', '', '', '', ''])];
   const widths = head.map((_, i) => Math.max(...table.map((row) => (row[i]!.length > 60 ? 0 : row[i]!.length))));
   out(`scene ${scene.name}`);
   for (const row of table) out(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  notes.forEach((note, i) => out(`[${i + 1}] ${note}`));
   if (expectResult) out(`expect of ${scene.settings.solver}${scene.settings.finish !== 'none' ? `+${scene.settings.finish}` : ''} as written: ${expectResult.ok ? 'met' : 'NOT met'}`);
   return code;
 }

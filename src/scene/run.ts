@@ -11,6 +11,8 @@ import type { Scene, Settings } from './types';
 import { copyDoubles } from '../../components/doubles';
 import { sceneCrowd } from './crowd';
 import { metricPath } from '../core/validation/check';
+import { findRig } from '../world/world';
+import { solveNoteOf } from '../../systems/ik/solveNotes';
 
 export interface RunOptions {
   steps?: number;
@@ -26,6 +28,8 @@ export interface RunSummary {
   /** The step from which the rig stayed at rest to the end, or null. */
   stepsToConverge: number | null;
   status: string;
+  /** What the kinematic solver could not honour by its nature in its last solve ('' when nothing; systems/ik/solveNotes.ts). */
+  solveNote: string;
   /**
    * Static balance at the end (RigMetrics): the largest net load on a bone, the control springs'
    * total pull, the residual over the load it is judged against, and whether the rig is static
@@ -208,6 +212,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     converged: m.atRest,
     stepsToConverge: m.restSince,
     status: m.status,
+    solveNote: solveNoteOf(findRig(world, handle.rig)),
     loadResidual: m.loadResidual,
     springLoad: m.springLoad,
     loadRatio: m.loadRatio,

@@ -41,7 +41,9 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatRotateArr } from '../../src/math/quat';
 import type { SolveResult } from './solver';
 import { solved } from './common';
-import { AIM, KEEP, beginPass, carriedRest, endPass, hingeTwist } from './chainPass';
+import { AIM, KEEP, beginPass, carriedRest, endPass, hingeTwist, type ChainPass } from './chainPass';
+import { setSolveNote } from './solveNotes';
+import { STATUS_STALLED } from '../../components/Rig';
 import { closedFormStatus, effectorLocal, goalLinks, type GoalLinks } from './goalChains';
 import { twoBonePositions3D } from './twoBoneClosedForm';
 
@@ -381,6 +383,96 @@ function cacheOf(rig: RigRecord): BezierCache {
 }
 
 const w = new Float64Array(16);
+/** The lengths of a sub-chain (the limited build). */
+let subLengths = new Float64Array(16);
+/** evaluations of λ in the last fit (a field: a returned number would be boxed) */
+const fitOut = new Float64Array(1);
+
+const NOTE_KEPT = 'the goal bone keeps its rotation by this method, and its joint limits did not allow it: turned to its limit, the goal is missed';
+const NOTE_LIMITS = 'the curve knows no joint limits: built bone by bone within them, the chain ends short of the goal';
+
+/**
+ * Fit the curve for links i..n−1 (C0 their first head, u their first link's rest direction
+ * carried by its parent; C3 and v as set) and put the links' points into P (P[0] = C0).
+ * fitOut[0] ← the root-finder's evaluations. Returns false on a non-finite point.
+ */
+function fitFrom(world: PhysikWorld, p: BezierProblem, links: GoalLinks, i: number, P: Float64Array): boolean {
+  const { Bone } = world.physik;
+  const n = links.n - i, first = links.bones[i]!;
+  let lengths: Float64Array = links.length;
+  if (i > 0) {
+    if (subLengths.length < n) subLengths = new Float64Array(Math.max(n, subLengths.length * 2));
+    for (let k = 0; k < n; k++) subLengths[k] = links.length[i + k]!;
+    lengths = subLengths;
+  }
+  for (let a = 0; a < 3; a++) p.c0[a] = Bone.head[first * 3 + a]!;
+  carriedRest(world, first, w, 6);
+  quatRotateArr(p.u, 0, w, 6, links.local, i * 3);
+  let total = 0;
+  for (let k = 0; k < n; k++) total += lengths[k]!;
+  rfNum[0] = total;
+  lengthLambda(p); // λ in R[0] (a returned double would be boxed)
+  const lam = R[0]!;
+  let evaluations = p.evaluations;
+  if (lam < 0) {
+    // out of reach: straight at C3
+    const dx = p.c3[0]! - p.c0[0]!, dy = p.c3[1]! - p.c0[1]!, dz = p.c3[2]! - p.c0[2]!;
+    const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    let run = 0;
+    P[0] = p.c0[0]!; P[1] = p.c0[1]!; P[2] = p.c0[2]!;
+    for (let k = 0; k < n; k++) {
+      run += lengths[k]!;
+      for (let a = 0; a < 3; a++) P[3 * k + 3 + a] = p.c0[a]! + (run * (a === 0 ? dx : a === 1 ? dy : dz)) / d;
+    }
+  } else {
+    R[0] = lam;
+    chainLambda(p, lengths, n, P); // λ from R[0] to R[0]
+    evaluations += p.evaluations;
+    placeAt(p, lengths, n, P, null); // residual in R[1]
+    closeEnd(P, lengths, n, p.c3, Math.abs(R[1]!) > 1e-9 * total);
+  }
+  fitOut[0] = evaluations;
+  for (let k = 0; k < 3 * n + 3; k++) if (!Number.isFinite(P[k]!)) return false;
+  return true;
+}
+
+/** Mark links from..to−1 to be aimed at the points P (P[0] the head of link `from`), with hinge twists. */
+function aimLinks(world: PhysikWorld, pass: ChainPass, links: GoalLinks, from: number, to: number, P: Float64Array): void {
+  const { Bone } = world.physik;
+  for (let i = from; i < to; i++) {
+    const k = links.index[i]!, o = 3 * (i - from);
+    pass.mark[k] = AIM;
+    for (let a = 0; a < 3; a++) {
+      pass.vec[k * 3 + a] = links.local[i * 3 + a]!;
+      pass.dir[k * 3 + a] = P[o + 3 + a]! - P[o + a]!;
+    }
+  }
+  for (let i = from; i + 1 < links.n; i++) {
+    const a = links.bones[i]!, b = links.bones[i + 1]!;
+    if (Bone.parent[b] !== a) continue;
+    const o = 3 * (i - from);
+    const ax = P[o + 3]! - P[o]!, ay = P[o + 4]! - P[o + 1]!, az = P[o + 5]! - P[o + 2]!;
+    const bx = P[o + 6]! - P[o + 3]!, by = P[o + 7]! - P[o + 4]!, bz = P[o + 8]! - P[o + 5]!;
+    const nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+    const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+    if (nl > 1e-9 * links.length[i]! * links.length[i + 1]!) {
+      w[13] = nx / nl; w[14] = ny / nl; w[15] = nz / nl;
+      hingeTwist(world, pass, links.index[i]!, b, w, 13);
+    }
+    if (i + 1 >= to) break;
+  }
+}
+
+/** C3 (the head the goal bone B must have: target − R_B · e) and v (B's vector) from B's rotation now. */
+function endFrame(world: PhysikWorld, p: BezierProblem, cp: number, B: number): void {
+  const { Bone, ControlPoint } = world.physik;
+  const c3 = cp * 3;
+  effectorLocal(world, cp, w, 0);
+  quatRotateArr(w, 3, Bone.rot, B * 4, w, 0);
+  for (let a = 0; a < 3; a++) p.c3[a] = ControlPoint.effective[c3 + a]! - w[3 + a]!;
+  w[10] = 0; w[11] = Bone.length[B]!; w[12] = 0;
+  quatRotateArr(p.v, 0, Bone.rot, B * 4, w, 10);
+}
 
 /** The 'bezier' kinematic solver (see the header). */
 export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
@@ -388,7 +480,7 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   const cache = cacheOf(rig);
   const p = cache.problem;
   p.k2 = shapes.get(rig)?.k2 ?? 1.1;
-  let failed = false, evaluations = 0;
+  let failed = false, evaluations = 0, keptClamped = false, limited = false;
   for (let ci = 0; ci < rig.controlPoints.length; ci++) {
     const cp = rig.controlPoints[ci]!;
     if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
@@ -397,72 +489,33 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     const n = links.n;
     if (n === 0) continue; // a goal on the root (or nothing above it moves): no chain to fit
     const B = ControlPoint.bone[cp]!;
-    const first = links.bones[0]!;
-    const c3 = cp * 3;
-    // C3 = head B must have: target − R_B · e
-    effectorLocal(world, cp, w, 0);
-    quatRotateArr(w, 3, Bone.rot, B * 4, w, 0);
-    for (let a = 0; a < 3; a++) {
-      p.c0[a] = Bone.head[first * 3 + a]!;
-      p.c3[a] = ControlPoint.effective[c3 + a]! - w[3 + a]!;
-    }
+    endFrame(world, p, cp, B);
     if (!Number.isFinite(p.c3[0]! + p.c3[1]! + p.c3[2]!)) { failed = true; continue; }
-    // u: first link's rest direction carried by its parent; v: B's vector
-    carriedRest(world, first, w, 6);
-    quatRotateArr(p.u, 0, w, 6, links.local, 0);
-    w[10] = 0; w[11] = Bone.length[B]!; w[12] = 0;
-    quatRotateArr(p.v, 0, Bone.rot, B * 4, w, 10);
-    let total = 0;
-    for (let k = 0; k < n; k++) total += links.length[k]!;
-    rfNum[0] = total;
-    lengthLambda(p); // λ in R[0] (a returned double would be boxed)
-    const lam = R[0]!;
-    evaluations += p.evaluations;
     const P = cache.points;
-    if (lam < 0) {
-      // out of reach: straight at C3
-      const dx = p.c3[0]! - p.c0[0]!, dy = p.c3[1]! - p.c0[1]!, dz = p.c3[2]! - p.c0[2]!;
-      const d = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      let run = 0;
-      P[0] = p.c0[0]!; P[1] = p.c0[1]!; P[2] = p.c0[2]!;
-      for (let k = 0; k < n; k++) {
-        run += links.length[k]!;
-        for (let a = 0; a < 3; a++) P[3 * k + 3 + a] = p.c0[a]! + (run * (a === 0 ? dx : a === 1 ? dy : dz)) / d;
-      }
-    } else {
-      R[0] = lam;
-      chainLambda(p, links.length, n, P); // λ from R[0] to R[0]
-      evaluations += p.evaluations;
-      placeAt(p, links.length, n, P, null); // residual in R[1]
-      closeEnd(P, links.length, n, p.c3, Math.abs(R[1]!) > 1e-9 * total);
-    }
-    let finite = true;
-    for (let i = 0; i < 3 * n + 3; i++) if (!Number.isFinite(P[i]!)) { finite = false; break; }
-    if (!finite) { failed = true; continue; }
-    const pass = beginPass(world, rig);
-    for (let i = 0; i < n; i++) {
-      const k = links.index[i]!;
-      pass.mark[k] = AIM;
-      for (let a = 0; a < 3; a++) {
-        pass.vec[k * 3 + a] = links.local[i * 3 + a]!;
-        pass.dir[k * 3 + a] = P[3 * i + 3 + a]! - P[3 * i + a]!;
-      }
-    }
-    for (let i = 0; i + 1 < n; i++) {
-      const a = links.bones[i]!, b = links.bones[i + 1]!;
-      if (Bone.parent[b] !== a) continue;
-      const k = links.index[i]!, j = links.index[i + 1]!;
-      const ax = pass.dir[k * 3]!, ay = pass.dir[k * 3 + 1]!, az = pass.dir[k * 3 + 2]!;
-      const bx = pass.dir[j * 3]!, by = pass.dir[j * 3 + 1]!, bz = pass.dir[j * 3 + 2]!;
-      const nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-      const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
-      if (nl > 1e-9 * links.length[i]! * links.length[i + 1]!) {
-        w[13] = nx / nl; w[14] = ny / nl; w[15] = nz / nl;
-        hingeTwist(world, pass, k, b, w, 13);
-      }
-    }
+    if (!fitFrom(world, p, links, 0, P)) { failed = true; continue; }
+    evaluations += fitOut[0]!;
+    let pass = beginPass(world, rig);
+    aimLinks(world, pass, links, 0, n, P);
     pass.mark[links.goalIndex] = KEEP;
-    if (!endPass(world, rig, pass)) failed = true;
+    if (!endPass(world, rig, pass)) { failed = true; continue; }
+    if (pass.keptClamped) keptClamped = true;
+    if (!pass.clamped) continue;
+    // a limit turned a bone off the curve: build again with the limits inside the build, each
+    // link aimed along the curve fitted to the links from it on, clamped, and the curve of the
+    // links below fitted again from where it really ends
+    limited = true;
+    endFrame(world, p, cp, B);
+    for (let i = 0; i < n; i++) {
+      if (!fitFrom(world, p, links, i, P)) { failed = true; break; }
+      evaluations += fitOut[0]!;
+      pass = beginPass(world, rig);
+      aimLinks(world, pass, links, i, i + 1, P);
+      pass.mark[links.goalIndex] = KEEP;
+      if (!endPass(world, rig, pass)) { failed = true; break; }
+      if (pass.keptClamped) keptClamped = true;
+    }
   }
-  return solved(Math.max(1, evaluations), closedFormStatus(world, rig, failed));
+  const status = closedFormStatus(world, rig, failed);
+  setSolveNote(rig, 'bezier', keptClamped ? NOTE_KEPT : limited && status === STATUS_STALLED ? NOTE_LIMITS : '');
+  return solved(Math.max(1, evaluations), status);
 }

@@ -133,7 +133,7 @@ export function restorePose(world: PhysikWorld, rig: RigRecord): void {
  * bone's rotation relative to its parent and clears the marks. The solver marks bones by
  * depth-first index: AIM (aim local vector vec[3i..] along world direction dir[3i..], shortest
  * arc from the carried rest frame), SET (world rotation quat[4i..]), KEEP (keep the world
- * rotation: a user-rotated bone). `endPass` then visits the bones root first: marked bones are
+ * rotation: a user-rotated bone, clamped only if it leaves its limits). `endPass` then visits the bones root first: marked bones are
  * placed and clamped to their limits (`clampToLimits`) before their children; every other
  * bone keeps its rotation relative to its parent (subtrees follow the chain, so off-chain
  * limits stay as they were). Returns false if a result was not finite (that bone is carried).
@@ -143,6 +143,10 @@ export interface ChainPass {
   locals: Float64Array; mark: Uint8Array; vec: Float64Array; dir: Float64Array; quat: Float64Array;
   /** Optional twist of an AIM bone: its local axis tLocal goes (made ⟂ to the aim) to world axis tWorld. */
   twist: Uint8Array; tLocal: Float64Array; tWorld: Float64Array;
+  /** Set by endPass when a KEEP bone's rotation left its joint's limits and was clamped. */
+  keptClamped: boolean;
+  /** Set by endPass when a placed bone left its joint's limits and was clamped. */
+  clamped: boolean;
 }
 const passes = new WeakMap<RigRecord, ChainPass>();
 
@@ -152,7 +156,7 @@ export function beginPass(world: PhysikWorld, rig: RigRecord): ChainPass {
   if (!pass || pass.mark.length !== n) {
     pass = {
       locals: new Float64Array(4 * n), mark: new Uint8Array(n), vec: new Float64Array(3 * n), dir: new Float64Array(3 * n), quat: new Float64Array(4 * n),
-      twist: new Uint8Array(n), tLocal: new Float64Array(3 * n), tWorld: new Float64Array(3 * n),
+      twist: new Uint8Array(n), tLocal: new Float64Array(3 * n), tWorld: new Float64Array(3 * n), keptClamped: false, clamped: false,
     };
     passes.set(rig, pass);
   }
@@ -164,6 +168,8 @@ export function beginPass(world: PhysikWorld, rig: RigRecord): ChainPass {
   }
   pass.mark.fill(0);
   pass.twist.fill(0);
+  pass.keptClamped = false;
+  pass.clamped = false;
   return pass;
 }
 
@@ -230,12 +236,16 @@ export function endPass(world: PhysikWorld, rig: RigRecord, pass: ChainPass): bo
     } else if (m === SET) {
       placed = writeRotation(world, rig, b, pass.quat, i * 4);
       if (!placed) ok = false;
-    } else if (m === KEEP) continue;
+    } else if (m === KEEP) {
+      // its world rotation kept, unless that leaves its joint's limits
+      if (clampToLimits(world, b)) pass.keptClamped = true;
+      continue;
+    }
     if (!placed) {
       if (p < 0) continue; // an unmarked root keeps its rotation
       quatMul(hq, 12, Bone.rot, p * 4, pass.locals, i * 4);
       writeRotation(world, rig, b, hq, 12);
-    } else clampToLimits(world, b);
+    } else if (clampToLimits(world, b)) pass.clamped = true;
   }
   refreshPose(world, rig);
   return ok;

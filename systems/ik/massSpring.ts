@@ -46,6 +46,7 @@ import type { SolveResult } from './solver';
 import { solved } from './common';
 import { AIM, beginPass, endPass, hingeTwist } from './chainPass';
 import { boneName, maxGoalError, maxGoalErrorOut } from './goalChains';
+import { setSolveNote } from './solveNotes';
 
 const EPS = 1e-12;
 
@@ -272,6 +273,8 @@ function restPositions(world: PhysikWorld, rig: RigRecord, ps: Particles, out: F
 }
 
 /** The 'massSpring' kinematic solver (see the header). */
+const NOTE_LIMITS = 'the particles know no joint limits: clamped when turned into rotations, the chain ends short of the goal';
+
 export function massSpringSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   const { Bone, ControlPoint, Rig } = world.physik;
   let state = states.get(rig);
@@ -362,6 +365,7 @@ export function massSpringSolve(world: PhysikWorld, rig: RigRecord): SolveResult
   if (!ok || !Number.isFinite(err)) status = STATUS_DIVERGED;
   else if (err <= tol) status = STATUS_CONVERGED;
   else status = moved > tol ? STATUS_SETTLING : STATUS_STALLED;
+  setSolveNote(rig, 'massSpring', pass.clamped && status !== STATUS_CONVERGED ? NOTE_LIMITS : '');
   return solved(iterations, status);
 }
 

@@ -49,6 +49,8 @@ import { solved } from './common';
 import { attachmentPoint } from '../../src/world/attachment';
 import { AIM, beginPass, carriedRest, endPass, hingeTwist, restorePose } from './chainPass';
 import { closedFormStatus, goalLinks, refreshEffectorLink, type GoalLinks } from './goalChains';
+import { setSolveNote } from './solveNotes';
+import { STATUS_STALLED } from '../../components/Rig';
 
 const EPS = 1e-12;
 
@@ -230,6 +232,8 @@ interface TriangleCache {
   hasNormal: Uint8Array;
   points: Float64Array;
   work: Float64Array;
+  /** The lengths of a sub-chain (buildWithinLimits). */
+  sub: Float64Array;
 }
 
 const caches = new WeakMap<RigRecord, TriangleCache>();
@@ -242,7 +246,7 @@ function cacheOf(world: PhysikWorld, rig: RigRecord): TriangleCache {
     c = {
       nCp, version: rig.controlPointsVersion, nBones: rig.bones.length, lastStep: -1, links: new Array<GoalLinks | null>(nCp).fill(null),
       normal: new Float64Array(nCp * 3), hasNormal: new Uint8Array(nCp),
-      points: new Float64Array(3 * (n + 1)), work: new Float64Array(2 * n),
+      points: new Float64Array(3 * (n + 1)), work: new Float64Array(2 * n), sub: new Float64Array(n),
     };
     caches.set(rig, c);
   } else if (step <= c.lastStep) c.hasNormal.fill(0); // reset: forget the planes
@@ -260,7 +264,7 @@ export function triangleSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   const independent = rig.settings.ikMode === 'path-independent';
   const bendSign = rig.settings.bendDirection === 'negative' ? -1 : 1;
   const shape = shapes.get(rig);
-  let failed = false;
+  let failed = false, limitsMet = false, shared = false;
   if (independent) restorePose(world, rig);
   for (let ci = 0; ci < rig.controlPoints.length; ci++) {
     const cp = rig.controlPoints[ci]!;
@@ -355,6 +359,7 @@ export function triangleSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     mean /= n;
     const delta = (shape?.delta ?? 0) * mean;
     const turn = ((shape?.turnDeg ?? 0) * Math.PI) / 180;
+    if (sharesBones(cache, ci, links)) shared = true;
     triangleChain(cache.points, links.length, n, v, 0, v, 3, v, 12, delta, turn, cache.work);
     let finite = true;
     for (let i = 0; i <= 3 * n + 2; i++) if (!Number.isFinite(cache.points[i]!)) { finite = false; break; }
@@ -380,9 +385,71 @@ export function triangleSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
       v[15] = nx; v[16] = ny; v[17] = nz;
       hingeTwist(world, pass, k, b, v, 15);
     }
-    if (!endPass(world, rig, pass)) failed = true;
+    if (!endPass(world, rig, pass)) { failed = true; continue; }
+    if (pass.clamped) {
+      // a limit turned a link off the construction: build again with the limits inside it
+      if (!buildWithinLimits(world, rig, cache, links, delta, turn)) failed = true;
+      if (buildClamped) limitsMet = true;
+    }
   }
-  return solved(1, closedFormStatus(world, rig, failed));
+  const status = closedFormStatus(world, rig, failed);
+  setSolveNote(rig, 'triangle', status !== STATUS_STALLED ? '' : limitsMet ? NOTE_LIMITS : shared ? NOTE_SHARED : '');
+  return solved(1, status);
+}
+
+/** Set by buildWithinLimits when a limit turned a link away from where the construction put it. */
+let buildClamped = false;
+const NOTE_LIMITS = 'the triangle construction put joints past their limits: built within them, the links below could not make up for it';
+const NOTE_SHARED = 'goals whose chains share bones are solved one after another: the last one moves the shared bones';
+
+/**
+ * The chain built root first with its limits inside the construction: link i is aimed where
+ * the triangle solution of links i..n−1, from link i's actual head to the target in the bend
+ * plane, puts it (its next joint's hinge turned onto the plane), and clamped to its joint's
+ * limits before link i + 1 is solved from where link i really ends. So every joint is within
+ * its limits as it is placed, and the links below make up for what a limit took from the ones
+ * above; a target the limits put out of reach is missed by the last links. Uses v[0..14] as
+ * set by the caller (O, target, plane normal).
+ */
+function buildWithinLimits(world: PhysikWorld, rig: RigRecord, cache: TriangleCache, links: GoalLinks, delta: number, turn: number): boolean {
+  const { Bone } = world.physik;
+  buildClamped = false;
+  const n = links.n, P = cache.points, sub = cache.sub;
+  for (let i = 0; i < n; i++) {
+    const m = n - i, bi = links.bones[i]!;
+    for (let k = 0; k < m; k++) sub[k] = links.length[i + k]!;
+    v[0] = Bone.head[bi * 3]!; v[1] = Bone.head[bi * 3 + 1]!; v[2] = Bone.head[bi * 3 + 2]!;
+    triangleChain(P, sub, m, v, 0, v, 3, v, 12, delta, turn, cache.work);
+    for (let k = 0; k < 3 * m + 3; k++) if (!Number.isFinite(P[k]!)) return false;
+    const pass = beginPass(world, rig);
+    const ki = links.index[i]!;
+    pass.mark[ki] = AIM;
+    pass.vec[ki * 3] = links.local[i * 3]!; pass.vec[ki * 3 + 1] = links.local[i * 3 + 1]!; pass.vec[ki * 3 + 2] = links.local[i * 3 + 2]!;
+    pass.dir[ki * 3] = P[3]! - P[0]!; pass.dir[ki * 3 + 1] = P[4]! - P[1]!; pass.dir[ki * 3 + 2] = P[5]! - P[2]!;
+    if (m >= 2 && Bone.parent[links.bones[i + 1]!] === bi) {
+      // the next joint's hinge onto the bend normal there
+      const ax = P[3]! - P[0]!, ay = P[4]! - P[1]!, az = P[5]! - P[2]!;
+      const bx = P[6]! - P[3]!, by = P[7]! - P[4]!, bz = P[8]! - P[5]!;
+      let nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+      const nl = Math.sqrt(nx * nx + ny * ny + nz * nz);
+      if (nl > 1e-9 * sub[0]! * sub[1]!) { nx /= nl; ny /= nl; nz /= nl; } else { nx = v[12]!; ny = v[13]!; nz = v[14]!; }
+      v[15] = nx; v[16] = ny; v[17] = nz;
+      hingeTwist(world, pass, ki, links.bones[i + 1]!, v, 15);
+    }
+    if (!endPass(world, rig, pass)) return false;
+    if (pass.clamped) buildClamped = true;
+  }
+  return true;
+}
+
+/** Whether goal ci's chain shares a moving bone with an earlier active goal's chain. */
+function sharesBones(cache: TriangleCache, ci: number, links: GoalLinks): boolean {
+  for (let cj = 0; cj < ci; cj++) {
+    const other = cache.links[cj];
+    if (!other) continue;
+    for (let a = 0; a < links.n; a++) for (let b = 0; b < other.n; b++) if (links.bones[a] === other.bones[b]) return true;
+  }
+  return false;
 }
 
 function poleOn(world: PhysikWorld, rig: RigRecord, b: number): number {

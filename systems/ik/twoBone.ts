@@ -44,6 +44,8 @@ import type { SolveResult } from './solver';
 import { AIM, SET, beginPass, endPass, hingeOf, quatFromFrames, restorePose } from './chainPass';
 import { boneName, closedFormStatus, controlPointName, effectorLocal } from './goalChains';
 import { twoBonePositions3D } from './twoBoneClosedForm';
+import { setSolveNote } from './solveNotes';
+import { STATUS_STALLED } from '../../components/Rig';
 
 const EPS = 1e-12;
 
@@ -114,13 +116,15 @@ const hinge = new Int8Array(2);
  */
 const g = new Float64Array(20);
 
+const NOTE_TWO = 'two-bone turns only the goal\'s bone and its parent: the bones above them stay as they are';
+
 /** The 'twoBone' kinematic solver: one closed-form solve per active goal (see the header). */
 export function twoBoneSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   const { Bone, ControlPoint } = world.physik;
   const state = stateOf(world, rig);
   const independent = rig.settings.ikMode === 'path-independent';
   const bendSign = rig.settings.bendDirection === 'negative' ? -1 : 1;
-  let failed = false;
+  let failed = false, longer = false;
   if (independent) restorePose(world, rig); // restart from the rest pose
   for (let ci = 0; ci < rig.controlPoints.length; ci++) {
     const cp = rig.controlPoints[ci]!;
@@ -133,8 +137,11 @@ export function twoBoneSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     const sigma = hinge[0]! >= 0 && hinge[1] !== 0 ? hinge[1]! : bendSign;
     bendNormal(world, rig, state, ci, B, independent, sigma);
     if (!placeGoal(world, rig, state, ci, B, independent, sigma)) failed = true;
+    if (Bone.parent[Bone.parent[B]!]! >= 0) longer = true;
   }
-  return solved(1, closedFormStatus(world, rig, failed));
+  const status = closedFormStatus(world, rig, failed);
+  setSolveNote(rig, 'twoBone', status === STATUS_STALLED && longer ? NOTE_TWO : '');
+  return solved(1, status);
 }
 
 /** A goal on the root: the two-bone solver has no chain for it. */
