@@ -220,7 +220,7 @@ export function quatToEuler(q: ArrayLike<number>, order: BvhChannelOrder, out: n
  * previous frame, keep the nearer. Readers that interpolate Euler channels then never spin
  * the long way round between frames; the rotation written is unchanged.
  */
-function continuousEuler(e: number[], prev: Float64Array, o: number): void {
+export function continuousEuler(e: number[], prev: Float64Array, o: number): void {
   const TWO_PI = 2 * Math.PI;
   const near = (x: number, ref: number) => x + TWO_PI * Math.round((ref - x) / TWO_PI);
   const a0 = near(e[0]!, prev[o]!), b0 = near(e[1]!, prev[o + 1]!), c0 = near(e[2]!, prev[o + 2]!);
