@@ -6,7 +6,8 @@
  *   smooth path, so no interpolation trails behind the handle; the rig follows live). The press is taken
  *   in the capture phase, so OrbitControls never sees it; OrbitControls is also disabled
  *   while dragging.
- * - When a drag by either tool ends, `onMoved(cp, from, to)` reports the move (for undo).
+ * - A drag by either tool reports its start (`onStart`) and end (`onEnd`, whether the target
+ *   moved), and a move made (`onMoved(cp, from, to)`): the host makes it one undoable step.
  * - The last handle pressed gets a TransformControls gizmo (axis-constrained moves). In three
  *   r169+ TransformControls is not an Object3D: its `getHelper()` goes into the scene.
  *   OrbitControls is disabled while the gizmo drags (`dragging-changed`).
@@ -31,6 +32,10 @@ export interface TargetDragger {
 }
 
 export interface DraggerHooks {
+  /** A drag of control point `cp` begins (nothing has moved yet). */
+  onStart?(cp: number): void;
+  /** The drag of `cp` ended; `moved`: whether its target moved. */
+  onEnd?(cp: number, moved: boolean): void;
   /** A drag of control point `cp` ended, moving its target from `from` to `to`. */
   onMoved?(cp: number, from: [number, number, number], to: [number, number, number]): void;
   /** The gizmo was attached to `cp` (-1: detached). */
@@ -64,7 +69,13 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     [ControlPoint.target[cp * 3]!, ControlPoint.target[cp * 3 + 1]!, ControlPoint.target[cp * 3 + 2]!];
   const moved = (cp: number) => {
     const to = targetNow(cp);
-    if (to[0] !== from[0] || to[1] !== from[1] || to[2] !== from[2]) hooks.onMoved?.(cp, from, to);
+    const changed = to[0] !== from[0] || to[1] !== from[1] || to[2] !== from[2];
+    if (changed) hooks.onMoved?.(cp, from, to);
+    hooks.onEnd?.(cp, changed);
+  };
+  const started = (cp: number) => {
+    from = targetNow(cp);
+    hooks.onStart?.(cp);
   };
 
   const targetOf = (cp: number, out: Vector3) =>
@@ -83,7 +94,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     gizmoDrag = Boolean((e as { value?: unknown }).value);
     view.orbit.enabled = !gizmoDrag;
     if (selected < 0) return;
-    if (gizmoDrag) from = targetNow(selected);
+    if (gizmoDrag) started(selected);
     else moved(selected);
   });
   gizmo.addEventListener('objectChange', () => {
@@ -103,7 +114,7 @@ export function createTargetDragger(world: PhysikWorld, view: View, canvas: HTML
     canvas.setPointerCapture?.(e.pointerId);
     view.orbit.enabled = false;
     select(cp);
-    from = targetNow(cp);
+    started(cp);
     gizmo.enabled = false;
     view.camera.getWorldDirection(normal);
     targetOf(cp, hit);

@@ -2,23 +2,24 @@
  * Grabbing bones directly (browser only), like taking hold of a wooden mannequin:
  *
  * - Press on a bone (not on a target handle or the gizmo): a control point is added at the
- *   pressed point on the bone's axis, its target on that point.
+ *   pressed point on the bone's axis, its target on that point (`onStart` is told first, so the
+ *   host can take the state before the grab).
  * - Drag: the target follows the pointer on the plane through it facing the camera, at once
  *   (feel.ts setTargetNow, as a target's drag), so the body follows the hand. On release the point is removed, unless Shift (or Alt) is held:
- *   then it stays as a pin (undoable).
- * - Click without dragging: the point stays as a pin where you clicked (undoable).
+ *   then it stays as a pin.
+ * - Click without dragging: the point stays as a pin where you clicked.
+ * - Either way `onEnd` is told whether a pin stayed: the host makes the grab one undoable step.
  *
  * Presses are taken in the capture phase after the target dragger's (which has first pick)
  * and hidden from OrbitControls. Pins are named pin1, pin2, ...; grabs use the same names.
  */
 import { Plane, Vector3 } from 'three';
-import { addControlPoint, describeControlPoint, removeControlPoint } from '../core';
+import { addControlPoint, removeControlPoint } from '../core';
 import { setTargetNow } from './feel';
 import { findRig } from '../world/world';
 import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
-import { addPointEdit, freshName, type RigRef } from './edits';
-import type { History } from './history';
+import { freshName, type RigRef } from './edits';
 
 /** Pointer travel (CSS px) below which a press and release is a click. */
 const CLICK_SLOP = 4;
@@ -34,7 +35,10 @@ export interface GrabOptions {
   view: View;
   canvas: HTMLCanvasElement;
   dragger: TargetDragger;
-  history: History;
+  /** A grab begins (nothing changed yet). */
+  onStart?(): void;
+  /** The grab of `bone` ended: `pin`, the name of the pin left, or null when the point was removed. */
+  onEnd?(pin: string | null, bone: string): void;
   /** A bone was pressed (its joint's limits get drawn). */
   onBone?(bone: number): void;
   /** A pin was kept (select it). */
@@ -47,6 +51,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
   const { ref, view, canvas } = o;
   let grabbed = -1; // control point entity of the current grab
   let name: string | null = null;
+  let boneName = '';
   let pointerId = -1;
   let moved = false;
   let startX = 0, startY = 0;
@@ -65,9 +70,11 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     e.stopImmediatePropagation();
     e.preventDefault();
     name = freshName(ref, 'pin');
+    boneName = record.boneNames[boneIndex]!;
+    o.onStart?.();
     try {
       grabbed = addControlPoint(ref.world, ref.rig, {
-        name, bone: record.boneNames[boneIndex]!, at: Math.min(1, Math.max(0, pick.at)), target: pick.point,
+        name, bone: boneName, at: Math.min(1, Math.max(0, pick.at)), target: pick.point,
       });
     } catch (err) {
       o.onError?.(`could not grab the bone: ${err instanceof Error ? err.message : String(err)}`);
@@ -104,14 +111,11 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     grabbed = -1;
     pointerId = -1;
     const keep = !moved || e.shiftKey || e.altKey;
-    if (keep) {
-      // recorded as already applied: redo re-adds it with the target it has now
-      o.history.push(addPointEdit(ref, describeControlPoint(ref.world, cp)));
-      o.onPin?.(cp);
-    } else {
-      removeControlPoint(ref.world, cp);
-    }
+    const pin = keep ? name : null;
     name = null;
+    if (keep) o.onPin?.(cp);
+    else removeControlPoint(ref.world, cp);
+    o.onEnd?.(pin, boneName);
   }
 
   canvas.addEventListener('pointerdown', onDown, { capture: true });

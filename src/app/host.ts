@@ -43,6 +43,8 @@ export interface HostCore {
   readonly ref: RigRef;
   record(): RigRecord;
   readonly feel: Readonly<FeelState>;
+  /** The feel in effect and the knobs last chosen (a step of the history puts them back). */
+  feelState: { feel: FeelState; chosen: Feel };
   readonly canvas: HTMLCanvasElement;
   readonly view: View;
   readonly history: History;
@@ -65,8 +67,8 @@ export type SharedMembers = Pick<Sandbox,
   | 'history' | 'hud' | 'feel' | 'sceneOwnFeel' | 'setFeel' | 'loadScene' | 'openFile' | 'importNotes' | 'sceneFile'
   | 'spawnCrowd' | 'crowd' | 'selected' | 'select'>;
 
-/** Merge a host's own members into the shared ones, getters and setters kept as they are. */
-export function sandboxOf<S extends Sandbox>(shared: SharedMembers, own: Omit<S, keyof SharedMembers>): S {
+/** Merge a host's own members into the shared ones (own ones win), getters and setters kept as they are. */
+export function sandboxOf<S extends Sandbox>(shared: SharedMembers, own: Omit<S, keyof SharedMembers> & Partial<SharedMembers>): S {
   const out = {} as S;
   Object.defineProperties(out, Object.getOwnPropertyDescriptors(shared));
   Object.defineProperties(out, Object.getOwnPropertyDescriptors(own));
@@ -157,6 +159,8 @@ export function createHostCore(initial: Scene, initialName: string, options: San
     get scene() { return scene; },
     get crowdRigs() { return crowdRigs; },
     get feel() { return feel; },
+    get feelState() { return { feel, chosen: { ...chosen } }; },
+    set feelState(s) { feel = s.feel; Object.assign(chosen, s.chosen); },
     settingsSet(patch) {
       if (patch.damping !== undefined || patch.dampingAuto !== undefined || patch.dampingRatio !== undefined) feel = { ...feel, liveliness: null };
     },

@@ -19,12 +19,13 @@
  * world, view, selection and dragger the host core's (host.ts).
  */
 import {
-  createSnapshot, getSettings, readMetrics, resetRig, restoreRig, setSettings, step,
+  createSnapshot, getSettings, readMetrics, removeControlPoint, resetRig, restoreRig, setControlPointActive,
+  setSettings, setTarget, step,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
-import type { Scene } from '../scene/types';
+import type { Scene, Settings } from '../scene/types';
 import { createBoneGrabber } from './grab';
-import { activeEdit, moveTargetEdit, pointNamed, removePointEdit } from './edits';
+import { createUndoable, pointNamed, type PendingStep } from './edits';
 import { createComparison, type Comparison } from './compare';
 import { createRecordingControls, type RecordingControls } from './recording';
 import { createTimeline, type Timeline } from '../hud/timeline';
@@ -47,9 +48,10 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let compare: Comparison | null = null;
   const core = createHostCore(initial, initialName, options, {
     drag: {
-      onMoved(cp, from, to) {
-        const name = core.selection.nameOf(cp);
-        if (name) core.history.push(moveTargetEdit(core.ref, name, from, to));
+      onStart: (cp) => { pending = undoable.begin(`move ${core.selection.nameOf(cp) ?? 'target'}`); },
+      onEnd(_cp, moved) {
+        if (moved) pending?.commit();
+        pending = null;
       },
     },
     sceneLoaded() {
@@ -65,8 +67,26 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     feelChanged: (patch, was) => compare?.setFeel(patch, was),
   });
   const { world, ref, record, view, history, selection, canvas, dragger } = core;
+  /** Every user action is one step of the history, restoring pose and velocities (edits.ts). */
+  const undoable = createUndoable(ref, history, {
+    extra: () => core.feelState,
+    restoreExtra(feel) {
+      core.feelState = feel;
+      compare?.setSettings(getSettings(world, core.rig));
+      syncRapier();
+      view.clearOnion();
+      acc = 0;
+    },
+  });
+  /** The drag or grab in progress, taken when it began. */
+  let pending: PendingStep | null = null;
   const grabber = createBoneGrabber({
-    ref, view, canvas, dragger, history,
+    ref, view, canvas, dragger,
+    onStart: () => { pending = undoable.begin('grab'); },
+    onEnd(pin, bone) {
+      pending?.commit(pin ? `pin ${pin} on ${bone}` : `grab ${bone}`);
+      pending = null;
+    },
     onBone: (bone) => view.setSelectedBone(bone),
     onPin: (cp) => selection.select(selection.nameOf(cp)),
     onError: showError,
@@ -231,6 +251,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   }
 
   function runHistory(action: () => unknown): void {
+    if (sandbox.recorder.state.mode === 'playback') sandbox.recorder.live();
     try {
       action();
     } catch (e) {
@@ -241,6 +262,28 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     selection.select(name !== null && record().controlPointByName.has(name) ? name : null);
   }
 
+  /** Change settings of the main rig (and the ghost's, except the solver); throws, nothing changed, when refused. */
+  function applySettings(patch: Partial<Settings>): void {
+    const rig = core.rig;
+    const before = createSnapshot(world, rig);
+    setSettings(world, rig, patch); // throws before anything changes when refused
+    const solver = getSettings(world, rig).solver;
+    if (patch.solver !== undefined && solver !== 'physik') {
+      // a trial solve, undone: a solver that cannot pose this rig (a two-bone goal on the root)
+      // is refused now, with its reason, rather than failing on every step
+      const after = createSnapshot(world, rig);
+      try {
+        kinematicSolvers[solver]!(world, record());
+      } catch (e) {
+        restoreRig(world, rig, before);
+        throw new Error(`solver "${solver}" cannot pose this rig: ${errorText(e)}`);
+      }
+      restoreRig(world, rig, after);
+    }
+    compare?.setSettings(patch);
+    core.settingsSet(patch);
+  }
+
   const sandbox = sandboxOf<Sandbox>(core.shared, {
     unavailable: [],
     get paused() { return paused; },
@@ -249,8 +292,10 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     stepOnce,
     reset() {
       if (sandbox.recorder.state.mode === 'playback') sandbox.recorder.live();
-      resetRig(world, core.rig);
-      for (const r of core.crowdRigs) resetRig(world, r);
+      undoable.run('reset', () => {
+        resetRig(world, core.rig);
+        for (const r of core.crowdRigs) resetRig(world, r);
+      });
       compare?.reset();
       syncRapier(); // the mirrors start over from the reset pose
       view.clearOnion();
@@ -258,44 +303,30 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     },
     grabber,
     applySettings(patch) {
-      const rig = core.rig;
-      const before = createSnapshot(world, rig);
-      setSettings(world, rig, patch); // throws before anything changes when refused
-      const solver = getSettings(world, rig).solver;
-      if (patch.solver !== undefined && solver !== 'physik') {
-        // a trial solve, undone: a solver that cannot pose this rig (a two-bone goal on the root)
-        // is refused now, with its reason, rather than failing on every step
-        const after = createSnapshot(world, rig);
-        try {
-          kinematicSolvers[solver]!(world, record());
-        } catch (e) {
-          restoreRig(world, rig, before);
-          throw new Error(`solver "${solver}" cannot pose this rig: ${errorText(e)}`);
-        }
-        restoreRig(world, rig, after);
-      }
-      compare?.setSettings(patch);
-      core.settingsSet(patch);
+      undoable.run(`set ${Object.keys(patch).join(', ')}`, () => applySettings(patch));
+    },
+    setFeel(patch) {
+      undoable.run(`set ${Object.keys(patch).join(', ')}`, () => core.shared.setFeel(patch));
     },
     get compare() { return compare; },
     setCompare,
     recorder: undefined as unknown as RecordingControls, // set below (it needs the sandbox)
     get timeline() { return timeline; },
     moveTarget(name, to) {
-      const t = world.physik.ControlPoint.target, cp = pointNamed(ref, name);
-      history.run(moveTargetEdit(ref, name, [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!], to));
+      const cp = pointNamed(ref, name);
+      undoable.run(`move ${name}`, () => setTarget(world, cp, to));
     },
     deleteSelected() {
       const name = selection.name;
       if (name === null) return;
       selection.select(null);
-      history.run(removePointEdit(ref, name));
+      undoable.run(`delete ${name}`, () => removeControlPoint(world, pointNamed(ref, name)));
     },
     toggleSelected() {
       const name = selection.name;
       if (name === null) return;
-      const cp = pointNamed(ref, name);
-      history.run(activeEdit(ref, name, world.physik.ControlPoint.active[cp] !== 1));
+      const cp = pointNamed(ref, name), on = world.physik.ControlPoint.active[cp] !== 1;
+      undoable.run(`${on ? 'enable' : 'disable'} ${name}`, () => setControlPointActive(world, cp, on));
     },
     undo() { runHistory(() => history.undo()); },
     redo() { runHistory(() => history.redo()); },

@@ -2,8 +2,9 @@
  * Direct manipulation in headless Chromium with real mouse and keyboard input (setup in
  * harness.ts): grabbing a bone makes a temporary control point that goes on release (or stays
  * as a pin with Shift held), a click pins a bone, `e` and Delete act on the selected point,
- * Ctrl+Z / Ctrl+Shift+Z undo and redo every edit including handle drags, and a scene file
- * dropped on the page replaces the rig while a bad one shows an error.
+ * Ctrl+Z / Ctrl+Shift+Z undo and redo every action (grabs, pins, handle drags, point edits,
+ * reset) as a step that restores the pose as it was, and a scene file dropped on the page
+ * replaces the rig while a bad one shows an error.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -53,7 +54,7 @@ describe('direct manipulation (headless Chromium)', () => {
     await page.mouse.up();
     expect(dist(before, during)).toBeGreaterThan(0.05);
     expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
-    expect((await labels(page)).undo).toEqual([]); // a plain grab leaves nothing to undo
+    expect((await labels(page)).undo).toEqual(['grab forearm.L']); // one step, undone to the pose before it
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -70,7 +71,7 @@ describe('direct manipulation (headless Chromium)', () => {
     await page.keyboard.up('Shift');
     expect(await names(page)).toEqual(['footL', 'footR', 'handR', 'pin1']);
     const pinned = await targetOf(page, 'pin1');
-    expect(await labels(page)).toEqual({ undo: ['add pin1'], redo: [] });
+    expect(await labels(page)).toEqual({ undo: ['pin pin1 on shin.L'], redo: [] });
     expect(await page.evaluate(() => window.__physik!.selected)).toBe('pin1');
     await page.keyboard.press('Control+z');
     expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
@@ -96,7 +97,7 @@ describe('direct manipulation (headless Chromium)', () => {
     expect(await active()).toBe(0);
     await page.keyboard.press('Delete');
     expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
-    expect((await labels(page)).undo).toEqual(['add pin1', 'disable pin1', 'delete pin1']);
+    expect((await labels(page)).undo).toEqual(['pin pin1 on upperArm.L', 'disable pin1', 'delete pin1']);
     await page.keyboard.press('Control+z'); // back, still disabled
     expect(await names(page)).toContain('pin1');
     expect(await active()).toBe(0);
@@ -104,7 +105,7 @@ describe('direct manipulation (headless Chromium)', () => {
     expect(await active()).toBe(1);
     await page.keyboard.press('Control+z');
     expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
-    expect((await labels(page)).redo).toEqual(['delete pin1', 'disable pin1', 'add pin1']);
+    expect((await labels(page)).redo).toEqual(['delete pin1', 'disable pin1', 'pin pin1 on upperArm.L']);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -125,6 +126,65 @@ describe('direct manipulation (headless Chromium)', () => {
     expect(await targetOf(page, 'handR')).toEqual(t0);
     await page.keyboard.press('Control+y');
     expect(await targetOf(page, 'handR')).toEqual(t1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('undo restores poses: grab, pin, drag, then three Ctrl+Z give the pose before the grab; redo; reset is undoable', async () => {
+    const { page, errors } = await open();
+    await settle(page, 60);
+    await page.keyboard.press(' '); // paused: the rig moves only by the steps taken below
+    const steps = async (n: number) => { for (let i = 0; i < n; i++) await page.keyboard.press('.'); };
+    const pose = () => page.evaluate(() => window.physik!.pose());
+    type Pose = Awaited<ReturnType<typeof pose>>;
+    /** Largest difference between two poses over every bone's head, tail and rotations. */
+    const apart = (a: Pose, b: Pose) => Math.max(...Object.keys(a).flatMap((k) => {
+      const x = a[k]!, y = b[k]!;
+      return [...x.head.map((v, i) => Math.abs(v - y.head[i]!)), ...x.tail.map((v, i) => Math.abs(v - y.tail[i]!)),
+        ...x.world.map((v, i) => Math.abs(v - y.world[i]!))];
+    }));
+    const drag = async (from: { x: number; y: number }, dx: number, dy: number, shift = false) => {
+      await page.mouse.move(from.x, from.y);
+      await page.mouse.down();
+      for (let i = 1; i <= 6; i++) await page.mouse.move(from.x + (dx * i) / 6, from.y + (dy * i) / 6);
+      await steps(15); // held while the body follows
+      if (shift) await page.keyboard.down('Shift');
+      await page.mouse.up();
+      if (shift) await page.keyboard.up('Shift');
+    };
+
+    const beforeGrab = await pose();
+    await drag(await screenOfBone(page, 'forearm.L', 0.5), 50, -40); // 1. grab a bone, let go
+    await steps(10);
+    const beforePin = await pose();
+    const shin = await screenOfBone(page, 'shin.R', 0.5);
+    await page.mouse.click(shin.x, shin.y); // 2. pin a bone
+    await steps(10);
+    const beforeDrag = await pose();
+    await drag((await page.evaluate(() => window.__physik!.screenOf('handR')))!, -60, 50); // 3. drag a handle
+    const afterDrag = await pose();
+    await steps(10);
+    expect(apart(afterDrag, beforeGrab)).toBeGreaterThan(0.05);
+    expect((await labels(page)).undo).toEqual(['grab forearm.L', 'pin pin1 on shin.R', 'move handR']);
+
+    await page.keyboard.press('Control+z');
+    expect(apart(await pose(), beforeDrag)).toBeLessThan(1e-9);
+    await page.keyboard.press('Control+z');
+    expect(apart(await pose(), beforePin)).toBeLessThan(1e-9);
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR']);
+    await page.keyboard.press('Control+z');
+    const undone = apart(await pose(), beforeGrab);
+    expect(undone).toBeLessThan(1e-9);
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Control+Shift+z');
+    const redone = apart(await pose(), afterDrag);
+    expect(redone).toBeLessThan(1e-9);
+    expect(await names(page)).toEqual(['footL', 'footR', 'handR', 'pin1']);
+
+    await page.keyboard.press('r'); // reset: the starting pose, as one more step
+    expect(apart(await pose(), afterDrag)).toBeGreaterThan(0.05);
+    await page.keyboard.press('Control+z');
+    expect(apart(await pose(), afterDrag)).toBeLessThan(1e-9);
+    console.log(`undo: pose after three undos ${undone.toExponential(1)} from the one before the grab, after three redos ${redone.toExponential(1)} from the one after the drag`);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,15 +1,18 @@
 /**
- * The sandbox's browser-free logic: the undo history (order, redo cleared by a new edit, the
- * bound) with real control point edits on a world, and deep-link parsing (what is accepted,
+ * The sandbox's browser-free logic: undo by state (each action restores the pose and
+ * velocities before it, redo the ones after; order, redo cleared by a new step, the bound) on
+ * a world that steps between actions, and deep-link parsing (what is accepted,
  * what is reported).
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { addRig, createPhysikWorld, readPose, setTarget, step } from '../../src/core';
+import {
+  addControlPoint, addRig, createPhysikWorld, readPose, removeControlPoint, setControlPointActive, setTarget, step,
+} from '../../src/core';
 import { findRig } from '../../src/world/world';
 import { parseScene } from '../../src/scene/load';
 import { createHistory } from '../../src/app/history';
-import { activeEdit, addPointEdit, freshName, moveTargetEdit, removePointEdit, type RigRef } from '../../src/app/edits';
+import { createUndoable, freshName, pointNamed, type RigRef } from '../../src/app/edits';
 import { readDeepLink } from '../../src/app/deepLink';
 
 const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')));
@@ -20,68 +23,83 @@ function load(): RigRef {
 }
 const names = (ref: RigRef) => [...findRig(ref.world, ref.rig).controlPointNames];
 
-describe('undo history of control point edits', () => {
-  it('undoes and redoes add, disable, move and delete in order, by name across re-creation', () => {
+describe('undo by state: every action one step restoring pose and velocities', () => {
+  const undoable = (ref: RigRef, h = createHistory()) => {
+    let feel = 'start';
+    const u = createUndoable(ref, h, { extra: () => feel, restoreExtra: (f) => { feel = f; } });
+    return { u, h, feel: () => feel, setFeel: (f: string) => { feel = f; } };
+  };
+  const state = (ref: RigRef) => ({ pose: readPose(ref.world, ref.rig), names: names(ref) });
+  const velocities = (ref: RigRef) => Array.from(ref.world.physik.Bone.angVel.slice(0, 3 * 40));
+
+  it('undoes a pin, a disable, a move and a delete in order, each back to the pose before it, and redoes them', () => {
     const ref = load();
-    const h = createHistory();
+    const { u, h } = undoable(ref);
+    step(ref.world, 10);
+    const seen: ReturnType<typeof state>[] = [state(ref)];
     const pin = freshName(ref, 'pin');
     expect(pin).toBe('pin1');
-    h.run(addPointEdit(ref, { name: pin, bone: 'head', target: [0, 1.8, 0] }));
-    h.run(activeEdit(ref, pin, false));
-    h.run(moveTargetEdit(ref, pin, [0, 1.8, 0], [0.1, 1.7, 0]));
-    h.run(removePointEdit(ref, pin));
+    u.run(`pin ${pin}`, () => addControlPoint(ref.world, ref.rig, { name: pin, bone: 'head', target: [0.1, 1.8, 0] }));
+    step(ref.world, 20);
+    seen.push(state(ref));
+    u.run(`disable ${pin}`, () => setControlPointActive(ref.world, pointNamed(ref, pin), false));
+    step(ref.world, 20);
+    seen.push(state(ref));
+    u.run(`move ${pin}`, () => setTarget(ref.world, pointNamed(ref, pin), [0.2, 1.7, 0]));
+    step(ref.world, 20);
+    seen.push(state(ref));
+    const vel = velocities(ref);
+    u.run(`delete ${pin}`, () => removeControlPoint(ref.world, pointNamed(ref, pin)));
+    step(ref.world, 20);
     expect(names(ref)).toEqual(['footL', 'footR', 'handR']);
-    expect(h.undoLabels).toEqual(['add pin1', 'disable pin1', 'move pin1', 'delete pin1']);
-    h.undo(); // re-created under a new entity, as it was when deleted
-    const cp = findRig(ref.world, ref.rig).controlPointByName.get(pin)!;
-    const { ControlPoint } = ref.world.physik;
-    expect(ControlPoint.active[cp]).toBe(0);
-    expect(Array.from(ControlPoint.target.slice(cp * 3, cp * 3 + 3))).toEqual([0.1, 1.7, 0]);
-    h.undo(); // the move, on the re-created point
-    const cp2 = findRig(ref.world, ref.rig).controlPointByName.get(pin)!;
-    expect(Array.from(ControlPoint.target.slice(cp2 * 3, cp2 * 3 + 3))).toEqual([0, 1.8, 0]);
-    h.undo();
-    expect(ControlPoint.active[cp2]).toBe(1);
-    h.undo();
-    expect(names(ref)).toEqual(['footL', 'footR', 'handR']);
+    expect(h.undoLabels).toEqual(['pin pin1', 'disable pin1', 'move pin1', 'delete pin1']);
+    h.undo(); // the point re-created under a new entity, the pose and velocities as they were
+    expect(state(ref)).toEqual(seen[3]);
+    expect(velocities(ref)).toEqual(vel);
+    for (let i = 2; i >= 0; i--) {
+      h.undo();
+      expect(state(ref)).toEqual(seen[i]);
+    }
     expect(h.canUndo).toBe(false);
+    h.redo();
+    expect(names(ref)).toEqual(['footL', 'footR', 'handR', 'pin1']);
     while (h.canRedo) h.redo();
     expect(names(ref)).toEqual(['footL', 'footR', 'handR']);
     expect(h.undoLabels).toHaveLength(4);
   });
 
-  it('a new edit clears the redo side; the stack is bounded', () => {
+  it('a step in progress (a drag) takes the state when it begins; the host keeps its own part', () => {
     const ref = load();
-    const h = createHistory(3);
-    const hand = findRig(ref.world, ref.rig).controlPointByName.get('handR')!;
-    for (let i = 0; i < 5; i++) {
-      const from = Array.from(ref.world.physik.ControlPoint.target.slice(hand * 3, hand * 3 + 3)) as [number, number, number];
-      const to: [number, number, number] = [from[0] + 0.01, from[1], from[2]];
-      setTarget(ref.world, hand, to);
-      h.push(moveTargetEdit(ref, 'handR', from, to));
-    }
+    const { u, h, feel, setFeel } = undoable(ref);
+    const before = state(ref);
+    const drag = u.begin('move handR');
+    const hand = pointNamed(ref, 'handR');
+    for (let i = 0; i < 10; i++) { setTarget(ref.world, hand, [0.3 + 0.01 * i, 1.4, 0.2]); step(ref.world, 2); }
+    setFeel('lively');
+    drag.commit();
+    const after = state(ref);
+    step(ref.world, 30);
+    h.undo();
+    expect(state(ref)).toEqual(before);
+    expect(feel()).toBe('start');
+    h.redo();
+    expect(state(ref)).toEqual(after);
+    expect(feel()).toBe('lively');
+  });
+
+  it('a new step clears the redo side; the stack is bounded; a refused action records nothing', () => {
+    const ref = load();
+    const { u, h } = undoable(ref, createHistory(3));
+    const hand = pointNamed(ref, 'handR');
+    for (let i = 0; i < 5; i++) u.run('move handR', () => setTarget(ref.world, hand, [0.1 * i, 1.2, 0.3]));
     expect(h.undoLabels).toHaveLength(3);
     h.undo();
     expect(h.canRedo).toBe(true);
-    h.run(activeEdit(ref, 'handR', false));
+    expect(() => u.run('move handR', () => setTarget(ref.world, hand, [NaN, 0, 0]))).toThrow();
+    expect(h.undoLabels).toHaveLength(2);
+    expect(h.canRedo).toBe(true);
+    u.run('disable handR', () => setControlPointActive(ref.world, hand, false));
     expect(h.canRedo).toBe(false);
-  });
-
-  it('an edit whose point is gone fails with its name and is dropped, the world untouched', () => {
-    const ref = load();
-    const h = createHistory();
-    h.run(addPointEdit(ref, { name: 'pin1', bone: 'head' }));
-    h.run(activeEdit(ref, 'pin1', false));
-    // removed behind the history's back
-    h.undo();
-    h.undo();
-    step(ref.world, 5);
-    const pose = readPose(ref.world, ref.rig);
-    expect(() => h.redo()).not.toThrow(); // re-adds pin1
-    h.run(removePointEdit(ref, 'pin1'));
-    const stale = activeEdit(ref, 'pin1', true);
-    expect(() => stale.redo()).toThrow(/no control point named "pin1"/);
-    expect(readPose(ref.world, ref.rig)).toEqual(pose);
   });
 });
 
