@@ -5,7 +5,7 @@
  * still there, and three.js's AnimationMixer playing the new clip moves the skinned vertices
  * to the recorded pose.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { AnimationMixer, LoopOnce, Matrix4, Quaternion, Vector3, type Object3D, type SkinnedMesh } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -15,6 +15,7 @@ import { importGltf } from '../../../src/io/gltfImport';
 import { recordingToSourceGlb } from '../../../src/io/gltfSource';
 import { captureFrame, createRecording, type Recording } from '../../../src/io/recording';
 import { applyHumanoidTemplate } from '../../../src/io/humanoid';
+import { recordDrag } from './posed';
 
 const FILE = 'tests/fixtures/external/RiggedFigure.glb';
 const source = new Uint8Array(readFileSync(FILE));
@@ -177,5 +178,36 @@ describe('recordingToSourceGlb onto RiggedFigure.glb', () => {
     console.log(`RiggedFigure clip: skinned vertices within ${worst.toExponential(2)} of the recorded pose; the drag moved vertices up to ${moved.toFixed(3)} from rest`);
     expect(worst).toBeLessThan(1e-5 * height);
     expect(moved).toBeGreaterThan(0.1); // the drag really posed the mesh
+  });
+});
+
+describe.each(['RiggedSimple.glb', 'RiggedFigure.glb'])('import then export onto %s', (file) => {
+  const path = `tests/fixtures/external/${file}`;
+  const bytes = new Uint8Array(readFileSync(path));
+  it("gives exactly the source's joints, names, hierarchy and rest transforms; importing it again gives the same rig", async () => {
+    const imported = await importGltf(bytes, file);
+    const t = applyHumanoidTemplate(imported.scene.rig);
+    const root = imported.scene.rig.bones.find((b) => b.parent === null)!.name;
+    const leaf = imported.scene.rig.bones.find((b) => !imported.scene.rig.bones.some((c) => c.parent === b.name))!.name;
+    const rec = recordDrag(imported.scene, t.rig, leaf, root, [0.1, 0.2, 0.1], { seconds: 1 });
+    const glb = await recordingToSourceGlb(bytes, rec, { joints: imported.joints });
+    const before = glbJson(bytes), after = glbJson(glb);
+    // the skin's joints: the same nodes, names (none, in these files), children and rest TRS
+    expect(after.skins).toEqual(before.skins);
+    const joints = (before.skins[0] as { joints: number[] }).joints;
+    // (as JSON numbers: a "-0" in the source is written "0", the same value)
+    for (const j of joints) expect(after.nodes[j]).toEqual(JSON.parse(JSON.stringify(before.nodes[j])));
+    const again = await importGltf(new Uint8Array(glb), file);
+    expect(again.joints).toEqual(imported.joints);
+    const a = imported.scene.rig.bones, b = again.scene.rig.bones;
+    expect(b.map((x) => [x.name, x.parent])).toEqual(a.map((x) => [x.name, x.parent]));
+    let worst = 0;
+    a.forEach((x, i) => {
+      const y = b[i]!;
+      const va = [...(x.offset ?? x.head!), ...x.direction, x.length], vb = [...(y.offset ?? y.head!), ...y.direction, y.length];
+      va.forEach((v, k) => (worst = Math.max(worst, Math.abs(v - vb[k]!))));
+    });
+    expect(worst).toBeLessThan(1e-6);
+    expect((await validateBytes(new Uint8Array(glb))).issues.numErrors).toBe(0);
   });
 });
