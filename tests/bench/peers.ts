@@ -6,6 +6,10 @@
  *  - our `ccd` (systems/ik/ccd.ts) vs three.js's CCDIKSolver (three/examples/jsm/animation/
  *    CCDIKSolver.js, headless: a SkinnedMesh bound to a Skeleton of Bones, the target a bone of
  *    its own under the mesh, `iks = [{ effector: tip, target, links: bones n-1 … 0, iteration: N }]`);
+ *  - our `fabrik` (systems/ik/fabrik.ts) vs THREE.IK (npm `three-ik`, FABRIK on three.js bones:
+ *    bones b0 … bn, one IKChain of their n + 1 joints with the target an Object3D; loaded with a
+ *    small shim for the installed three.js, tests/bench/threeIk.ts). One IK.solve() is one
+ *    FABRIK iteration, so its N is N calls; its bones are reset inside the timed solve;
  *  - our `dls` (systems/ik/jacobian.ts) vs closed-chain-ik (gkjohnson/closed-chain-ik-js,
  *    npm `closed-chain-ik`, its core Solver: Link → Joint(EX, EY, EZ) → Link → … → a fixed
  *    Joint to a tip Link, closed by a position-only Goal (DOF X, Y, Z)). If the package cannot
@@ -62,6 +66,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { threeChain } from '../support/threeChain';
+import { threeIkChain } from './threeIk';
 import { createPhysikWorld, addRig, setTarget, step, setSettings, readPose, readMetrics } from '../../src/core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { BoneDescription } from '../../src/scene/types';
@@ -98,7 +103,7 @@ interface Contender {
   part: { label: string; run(): void };
 }
 
-function ours(solver: 'ccd' | 'dls', n: number): Contender {
+function ours(solver: 'ccd' | 'dls' | 'fabrik', n: number): Contender {
   const bones: BoneDescription[] = [];
   for (let i = 0; i < n; i++) {
     const b: BoneDescription = { name: `b${i}`, parent: i === 0 ? null : `b${i - 1}`, direction: [1, 0, 0], length: L / n };
@@ -146,6 +151,24 @@ function threeCcd(n: number): Contender {
     },
     info: () => '',
     part: { label: 'reset alone', run: reset },
+  };
+}
+
+function threeIk(n: number): Contender {
+  const c = threeIkChain(n, L, TARGET);
+  const tip = c.bones[n]!;
+  let N = 1;
+  return {
+    label: 'THREE.IK (three-ik)',
+    // one IK.solve() is one FABRIK iteration (a forward and a backward pass)
+    setIterations: (k) => { N = k; },
+    solve: () => { c.reset(); for (let k = 0; k < N; k++) c.ik.solve(); },
+    error: () => {
+      const e = tip.matrixWorld.elements;
+      return Math.hypot(e[12]! - TARGET[0], e[13]! - TARGET[1], e[14]! - TARGET[2]);
+    },
+    info: () => '',
+    part: { label: 'reset alone', run: c.reset },
   };
 }
 
@@ -347,6 +370,8 @@ export interface PeersResult {
   problem: { chainLength: number; bones: readonly number[]; target: [number, number, number]; threshold: number; blocks: number; blockMs: number };
   ccdVsThree10: number | null;
   ccdVsThree100: number | null;
+  fabrikVsThreeIk10: number | null;
+  fabrikVsThreeIk100: number | null;
   dlsVsClosedChainIk10: number | null;
   dlsVsClosedChainIk100: number | null;
   comparisons: Comparison[];
@@ -366,6 +391,16 @@ export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
   // 10-30 % slower and three.js's objects do not (CCD / three.js 0.21-0.23 against 0.16-0.19;
   // detached.ts); `--detached` measures both pairs in that state
   for (const n of SIZES) comparisons.push(compare(`ccdVsThree${n}`, 'ccd vs three.js CCDIKSolver', n, ours('ccd', n), threeCcd(n), log));
+  let threeIkLoaded = true;
+  try { threeIkChain(2, L, TARGET).ik.solve(); } catch (err) {
+    threeIkLoaded = false;
+    notes.push(`three-ik skipped: could not be loaded or run (${(err as Error).message}); install it with npm install -D three-ik`);
+  }
+  for (const n of SIZES) {
+    comparisons.push(threeIkLoaded
+      ? compare(`fabrikVsThreeIk${n}`, 'fabrik vs THREE.IK', n, ours('fabrik', n), threeIk(n), log)
+      : { key: `fabrikVsThreeIk${n}`, pair: 'fabrik vs THREE.IK', bones: n, threshold: THRESHOLD, sweep: [], equalError: null, note: 'three-ik not available' });
+  }
   let cc: CcModule | null = null;
   try {
     cc = (await import('closed-chain-ik/src/core/index.js')) as unknown as CcModule;
@@ -391,6 +426,8 @@ export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
     problem: { chainLength: L, bones: SIZES, target: TARGET, threshold: THRESHOLD, blocks: BLOCKS, blockMs: BLOCK_MS },
     ccdVsThree10: ratio('ccdVsThree10'),
     ccdVsThree100: ratio('ccdVsThree100'),
+    fabrikVsThreeIk10: ratio('fabrikVsThreeIk10'),
+    fabrikVsThreeIk100: ratio('fabrikVsThreeIk100'),
     dlsVsClosedChainIk10: ratio('dlsVsClosedChainIk10'),
     dlsVsClosedChainIk100: ratio('dlsVsClosedChainIk100'),
     comparisons,
@@ -401,7 +438,7 @@ export async function runPeers(log: (s: string) => void): Promise<PeersResult> {
 
 const ratioText = (r: number | null) => (r === null ? 'n/a' : f(r, 3));
 
-/** The equal-error table and the four ratios (what `npm run bench` prints). */
+/** The equal-error table and the six ratios (what `npm run bench` prints). */
 export function formatPeersSummary(result: PeersResult): string[] {
   const eqRows = [['pair', 'bones', 'ours N', 'ours µs', 'ours err', 'µs/it', 'solver alone µs', 'theirs N', 'theirs µs', 'theirs err', 'µs/it', 'reset µs', 'ours/theirs', 'IQR']];
   for (const c of result.comparisons) {
@@ -418,10 +455,11 @@ export function formatPeersSummary(result: PeersResult): string[] {
     `equal error (each at its smallest N with error ≤ ${THRESHOLD} = 1e-3 × chain length; ours/theirs < 1 means ours is faster):`,
     'settings: ours: one step(world, 1), ikMode path-independent (reset to rest inside the solve), ikIterations N, ikTolerance 1e-12 (no early stop on tolerance),',
     '  interpolation none, sleepWhenConverged false; three.js CCDIKSolver: links reset to rest inside the timed solve, iteration N (it skips a link turning less than 1e-5 rad',
-    '  and stops when none turns); closed-chain-ik: DOF reset inside the timed solve, maxIterations N, dampingFactor 0.05 L, stallThreshold 0, converge threshold 1e-12; no limits anywhere',
+    '  and stops when none turns); THREE.IK: bones reset inside the timed solve, N calls of IK.solve() (one FABRIK iteration each), no constraints; closed-chain-ik: DOF reset inside the timed solve, maxIterations N, dampingFactor 0.05 L, stallThreshold 0, converge threshold 1e-12; no limits anywhere',
     table(eqRows, 2),
     '',
     `ccdVsThree10 = ${ratioText(result.ccdVsThree10)}, ccdVsThree100 = ${ratioText(result.ccdVsThree100)}, ` +
+      `fabrikVsThreeIk10 = ${ratioText(result.fabrikVsThreeIk10)}, fabrikVsThreeIk100 = ${ratioText(result.fabrikVsThreeIk100)}, ` +
       `dlsVsClosedChainIk10 = ${ratioText(result.dlsVsClosedChainIk10)}, dlsVsClosedChainIk100 = ${ratioText(result.dlsVsClosedChainIk100)}`,
     ...result.notes.map((s) => `note: ${s}`),
   ];
