@@ -10,7 +10,7 @@
  * offence as `file → import (why)`; exit status 1 when there is one. `npm test` runs it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,7 +20,7 @@ const LAYERS = [
   ['src/world'],
   ['systems'],
   ['src/core'],
-  ['src/scene', 'src/io', 'src/recording', 'src/rapier', 'src/render', 'src/hud', 'src/app', 'src/cli'],
+  ['src/scene', 'src/io', 'src/recording', 'src/capture', 'src/rapier', 'src/render', 'src/hud', 'src/app', 'src/cli'],
 ];
 function layerOf(file) {
   for (let l = 0; l < LAYERS.length; l++) if (LAYERS[l].some((dir) => file === dir || file.startsWith(dir + '/'))) return l;

@@ -24,7 +24,7 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import type { Doubles } from '../components/doubles';
-import { symInvert, symMulArr, rotatedDiagonalArr } from '../src/math/mat3';
+import { symInvert, symMulArr } from '../src/math/mat3';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolve/exact';
 import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './jointSolve/coupledCompliance';
@@ -34,7 +34,6 @@ import { weldsOf, weldsActive } from './welds';
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
 const work = new Float64Array(3);
-const lever = new Float64Array(3);
 const force = new Float64Array(3);
 // applyForce's own scratch (callers keep values in the arrays above)
 const leverTorque = new Float64Array(3);

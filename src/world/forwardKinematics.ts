@@ -27,7 +27,10 @@ export function forwardKinematicsOf(world: PhysikWorld, rig: RigRecord): void {
  */
 export function forwardPositionsOf(world: PhysikWorld, rig: RigRecord): void {
   const Bone: BoneStore = world.physik.Bone, Rig: RigStore = world.physik.Rig;
-  placeBones(Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel, Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones, false);
+  placeBones(
+    Bone.rot, Bone.head, Bone.tail, Bone.centre, Bone.length, Bone.attach, Bone.parent, Bone.angVel, Bone.vel, Bone.headVel,
+    Rig.pinned[rig.eid] === 1, Rig.pin, rig.eid * 3, rig.bones, false,
+  );
 }
 
 /**

@@ -31,7 +31,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { bindSweep, type LimitCoupling } from './coupledCompliance';
-import { doubles, type Doubles } from '../../components/doubles';
+import type { Doubles } from '../../components/doubles';
 
 
 /**
@@ -128,7 +128,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
  */
 function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, i: number, on: boolean): void {
   const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre } = Bone;
-  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6, q = b * 4;
+  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6;
   const m = effMass[b]!;
   const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
   const dx = centre[b3]! - head[b3]!, dy = centre[b3 + 1]! - head[b3 + 1]!, dz = centre[b3 + 2]! - head[b3 + 2]!;

@@ -213,7 +213,7 @@ function loadBody(Bone: PhysikWorld['physik']['Bone'], coupling: LimitCoupling, 
  */
 export function coupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
   const { Bone, Rig } = world.physik;
-  const { head, centre, effMass, effInertiaWorld: I, acc, angAcc, angVel, jointForce } = Bone;
+  const { head, centre, angVel, jointForce } = Bone;
   const { bones, childStart, childIndex } = rig;
   bindSweep(coupling);
   const { K, A, g, M, m, T, t, u, tau, parentIndex } = coupling;

@@ -237,10 +237,16 @@ async function main() {
     if (o.shrinkSeconds > 0) {
       if (!o.json) process.stderr.write(`fuzz: shrinking seed ${seed} (${kind}) for up to ${o.shrinkSeconds} s\n`);
       const s = shrink(seed, kind, o);
-      counterexamples.push({ kind, seed, failingSeeds: failing.map((r) => r.seed), failure: s.failure, summary: summarizeCase(s.shrunk), shrinks: s.shrinks, case: describeCase(s.shrunk), original: describeCase(s.original) });
+      counterexamples.push({
+        kind, seed, failingSeeds: failing.map((r) => r.seed), failure: s.failure,
+        summary: summarizeCase(s.shrunk), shrinks: s.shrinks, case: describeCase(s.shrunk), original: describeCase(s.original),
+      });
     } else {
       const c = caseForSeed(seed, { settings: o.settings });
-      counterexamples.push({ kind, seed, failingSeeds: failing.map((r) => r.seed), failure: failing[0]!.failures[kind]!, summary: summarizeCase(c), shrinks: 0, case: describeCase(c), original: describeCase(c) });
+      counterexamples.push({
+        kind, seed, failingSeeds: failing.map((r) => r.seed), failure: failing[0]!.failures[kind]!,
+        summary: summarizeCase(c), shrinks: 0, case: describeCase(c), original: describeCase(c),
+      });
     }
   }
 

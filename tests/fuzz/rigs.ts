@@ -219,10 +219,8 @@ export const genericallyFuzzedSettings = (): string[] =>
 
 export function caseArb(opts: CaseOptions = { settings: 'any' }): fc.Arbitrary<FuzzCase> {
   const maxBones = opts.maxBones ?? 60;
-  const settings =
-    opts.settings === 'default' ? fc.constant({} as Partial<Settings>)
-      : opts.settings === 'random' ? settingsArb
-        : fc.oneof(fc.constant({} as Partial<Settings>), settingsArb);
+  const none = fc.constant({} as Partial<Settings>);
+  const settings = opts.settings === 'default' ? none : opts.settings === 'random' ? settingsArb : fc.oneof(none, settingsArb);
   return fc
     .record({
       bones: fc.array(boneSpec(opts), { minLength: 2, maxLength: maxBones, size: 'max' }),

@@ -107,7 +107,7 @@ check('node-esm: JavaScript on Node 20, required dependencies only', () => {
   writeFileSync(join(dir, 'subpaths.mjs'), [
     "import { loadSceneFile, runScene } from 'physik-ecs/scene';",
     "import { recordSteps, recordingToJson } from 'physik-ecs/recording';",
-    "console.log(typeof loadSceneFile, typeof runScene, typeof recordSteps, typeof recordingToJson);",
+    'console.log(typeof loadSceneFile, typeof runScene, typeof recordSteps, typeof recordingToJson);',
   ].join('\n'));
   const kinds = sh(process.execPath, ['subpaths.mjs'], dir).trim();
   if (kinds !== 'function function function function') throw new Error(`subpaths gave ${kinds}`);

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { ControlPointDescription, Scene } from '../../world/types';
 import { controlPointSchema, sceneSchema } from './schema';
-import { checkLimits, checkMagnitudes, checkReferences, checkSize, checkStructure, crowdIssues, formatPath, MAX_DEPTH, type SceneIssue } from './check';
+import { checkLimits, checkMagnitudes, checkReferences, checkSize, checkStructure, crowdIssues, formatPath, type SceneIssue } from './check';
 
 export type { SceneIssue } from './check';
 

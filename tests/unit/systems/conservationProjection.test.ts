@@ -40,7 +40,11 @@ function measure(world: PhysikWorld, rig: RigRecord): Measure {
     const c = [B.centre[b * 3]!, B.centre[b * 3 + 1]!, B.centre[b * 3 + 2]!];
     const w = [B.angVel[b * 3]!, B.angVel[b * 3 + 1]!, B.angVel[b * 3 + 2]!];
     const [x, y, z, s] = [B.rot[b * 4]!, B.rot[b * 4 + 1]!, B.rot[b * 4 + 2]!, B.rot[b * 4 + 3]!];
-    const R = [1 - 2 * (y * y + z * z), 2 * (x * y - z * s), 2 * (x * z + y * s), 2 * (x * y + z * s), 1 - 2 * (x * x + z * z), 2 * (y * z - x * s), 2 * (x * z - y * s), 2 * (y * z + x * s), 1 - 2 * (x * x + y * y)];
+    const R = [
+      1 - 2 * (y * y + z * z), 2 * (x * y - z * s), 2 * (x * z + y * s),
+      2 * (x * y + z * s), 1 - 2 * (x * x + z * z), 2 * (y * z - x * s),
+      2 * (x * z - y * s), 2 * (y * z + x * s), 1 - 2 * (x * x + y * y),
+    ];
     const local = [0, 1, 2].map((i) => R[i]! * w[0]! + R[3 + i]! * w[1]! + R[6 + i]! * w[2]!);
     const h = local.map((v, i) => v * B.inertia[b * 3 + i]!);
     const Iw = [0, 1, 2].map((i) => R[i * 3]! * h[0]! + R[i * 3 + 1]! * h[1]! + R[i * 3 + 2]! * h[2]!);

@@ -123,7 +123,7 @@ describe("the paper's settings", () => {
     expectSettled(heavy);
   });
 
-  it("with substep retries the same light rig churns under explicit damping, never reported static, and comes to rest under implicit damping", () => {
+  it('with substep retries the same light rig churns under explicit damping, never reported static, and comes to rest under implicit damping', () => {
     // explicit damping c = 20 on 0.25 kg bones is unstable at dt = 0.05; retried in substeps no
     // step is refused, but the speed guard only sees steps too fast, and 8 substeps pass it while
     // still amplifying: with the paper's velocity terms (explicit gyroscopic torque, no
