@@ -27,6 +27,7 @@
 import { MAX_BONES } from '../core/validation/check';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
+import { applyHumanoidTemplate, humanoidReport, type HumanoidReport } from './humanoid';
 import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export const bvhChannelNames = ['Xposition', 'Yposition', 'Zposition', 'Xrotation', 'Yrotation', 'Zrotation'] as const;
@@ -63,6 +64,12 @@ export interface ParsedBvh {
 export interface BvhImportOptions extends Omit<JointsToRigOptions, 'file'>, ParseBvhOptions {
   /** Scene name (default: the file name without extension). */
   sceneName?: string;
+  /**
+   * Joint limits (default 'humanoid'): the humanoid template's hinges and ranges for a
+   * character it recognises, anti-folding defaults for every other bone (humanoid.ts); 'none'
+   * keeps the file's skeleton without limits.
+   */
+  template?: 'humanoid' | 'none';
   /** Add this many control points at the ends of the longest chains (default 0). */
   controlPoints?: number;
 }
@@ -72,6 +79,8 @@ export interface BvhImport {
   warnings: string[];
   /** Per BVH joint (file order): its name in the rig's vocabulary and the bone carrying it. */
   joints: { name: string; bone: string }[];
+  /** What the humanoid template recognised (unless `template: 'none'`). */
+  humanoid?: HumanoidReport;
   motion?: BvhMotion;
 }
 
@@ -424,23 +433,26 @@ function readMotion(
  * with `motion: false` the MOTION section is not read at all.
  */
 export function importBvh(text: string, file?: string, options: BvhImportOptions = {}): BvhImport {
-  const { motion: readFrames, ...rigOptions } = options;
+  const { motion: readFrames, template, ...rigOptions } = options;
   const parsed = parseBvh(text, file, { motion: readFrames });
   const name = baseName(file, 'imported');
   const conv = jointsToRig(parsed.joints, { up: 'auto', ...rigOptions, name: rigOptions.name ?? name, file });
+  const templ = (template ?? 'humanoid') === 'humanoid' ? applyHumanoidTemplate(conv.rig) : undefined;
+  const rig = templ?.rig ?? conv.rig;
   const scene = parseScene(
     {
       name: rigOptions.sceneName ?? name,
       description: `Imported from ${file ?? 'a BVH file'}: ${parsed.joints.length} joints, ${conv.rig.bones.length} bones.`,
-      rig: conv.rig,
-      controlPoints: defaultControlPoints(conv.rig, rigOptions.controlPoints ?? 0),
+      rig,
+      controlPoints: defaultControlPoints(rig, rigOptions.controlPoints ?? 0),
     },
     file,
   );
   const result: BvhImport = {
     scene,
-    warnings: [...parsed.warnings, ...conv.warnings],
+    warnings: [...parsed.warnings, ...conv.warnings, ...(templ?.notes ?? [])],
     joints: conv.jointNames.map((n, i) => ({ name: n, bone: conv.boneOfJoint[i]! })),
+    ...(templ ? { humanoid: humanoidReport(templ) } : {}),
   };
   if ('motion' in parsed) {
     // the channels under the rig's joint names; the frames parsed on first use

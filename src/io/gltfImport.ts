@@ -38,6 +38,7 @@ import { Quaternion, Vector3, type Object3D } from 'three';
 import { parseScene } from '../scene/load';
 import type { Scene, Vec3Tuple } from '../scene/types';
 import { MAX_BONES } from '../core/validation/check';
+import { applyHumanoidTemplate, humanoidReport, type HumanoidReport } from './humanoid';
 import { baseName, defaultControlPoints, ImportError, jointsToRig, MAX_IMPORT_DEPTH, type JointsToRigOptions, type SkeletonJoint } from './skeleton';
 
 export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {
@@ -45,6 +46,12 @@ export interface GltfImportOptions extends Omit<JointsToRigOptions, 'file'> {
   skin?: number;
   /** Scene name (default: the file name without extension). */
   sceneName?: string;
+  /**
+   * Joint limits (default 'humanoid'): the humanoid template's hinges and ranges for a
+   * character it recognises, anti-folding defaults for every other bone (humanoid.ts); 'none'
+   * keeps the file's skeleton without limits.
+   */
+  template?: 'humanoid' | 'none';
   /** Add this many control points at the ends of the longest chains (default 0). */
   controlPoints?: number;
 }
@@ -54,6 +61,8 @@ export interface GltfImport {
   warnings: string[];
   /** Per joint taken (in skin order): the glTF node index, its rig name and the bone carrying it. */
   joints: { node: number; name: string; bone: string }[];
+  /** What the humanoid template recognised (unless `template: 'none'`). */
+  humanoid?: HumanoidReport;
 }
 
 type Json = Record<string, unknown>;
@@ -402,19 +411,23 @@ export async function importGltf(
   }
 
   const base = baseName(file);
-  const conv = jointsToRig(skeleton, { up: 'y', ...options, name: options.name ?? base, file });
+  const { template, ...rigOptions } = options;
+  const conv = jointsToRig(skeleton, { up: 'y', ...rigOptions, name: options.name ?? base, file });
+  const templ = (template ?? 'humanoid') === 'humanoid' ? applyHumanoidTemplate(conv.rig) : undefined;
+  const rig = templ?.rig ?? conv.rig;
   const scene = parseScene(
     {
       name: options.sceneName ?? base,
       description: `Imported from ${file ?? 'a glTF file'}: ${skeleton.length} joints, ${conv.rig.bones.length} bones.`,
-      rig: conv.rig,
-      controlPoints: defaultControlPoints(conv.rig, options.controlPoints ?? 0),
+      rig,
+      controlPoints: defaultControlPoints(rig, options.controlPoints ?? 0),
     },
     file,
   );
   return {
     scene,
-    warnings: [...warnings, ...conv.warnings],
+    warnings: [...warnings, ...conv.warnings, ...(templ?.notes ?? [])],
     joints: keep.map((k, i) => ({ node: jointNodes[k]!, name: conv.jointNames[i]!, bone: conv.boneOfJoint[i]! })),
+    ...(templ ? { humanoid: humanoidReport(templ) } : {}),
   };
 }

@@ -64,6 +64,18 @@ export interface HumanoidTemplateResult {
   notes: string[];
 }
 
+/** What an import reports of the template: the mapping and which bones got which limits. */
+export interface HumanoidReport {
+  method: HumanoidTemplateResult['method'];
+  mapping: HumanoidMapping;
+  templated: string[];
+  defaulted: string[];
+}
+
+export function humanoidReport(t: HumanoidTemplateResult): HumanoidReport {
+  return { method: t.method, mapping: t.mapping, templated: t.templated, defaulted: t.defaulted };
+}
+
 export interface HumanoidTemplateOptions {
   /** Overrides of the mapping (role → bone name), applied over what was recognised. */
   mapping?: Partial<HumanoidMapping>;
@@ -196,7 +208,9 @@ function mapByShape(rig: RigDescription, pose: ReturnType<typeof restPose>): Hum
   const kids: number[][] = Array.from({ length: n }, () => []);
   parent.forEach((p, i) => p >= 0 && kids[p]!.push(i));
   const leaves = bones.map((_, i) => i).filter((i) => kids[i]!.length === 0);
-  if (leaves.length < 5) return undefined;
+  // a humanoid has five limbs' ends or more; past MAX_SHAPE bones it is not looked for by shape
+  // (the walks below are linear per leaf, so huge trees would cost leaves × depth)
+  if (leaves.length < 5 || n > MAX_SHAPE) return undefined;
   const pathUp = (i: number) => { const out: number[] = []; for (let c = i; c >= 0; c = parent[c]!) out.push(c); return out; };
   // the two lowest leaves on different branches: the feet
   const byLow = [...leaves].sort((a, b) => tail[a]![1] - tail[b]![1]);
@@ -271,6 +285,9 @@ function mapByShape(rig: RigDescription, pose: ReturnType<typeof restPose>): Hum
   for (const a of arms) limb(chest, a, ['Shoulder', 'UpperArm', 'LowerArm', 'Hand', '']);
   return complete(m) && m.leftUpperLeg !== m.rightUpperLeg ? m : undefined;
 }
+
+/** Largest rig searched for a humanoid by its shape (characters have tens to hundreds of bones). */
+const MAX_SHAPE = 2000;
 
 // ---- limits
 

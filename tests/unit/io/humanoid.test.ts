@@ -37,7 +37,7 @@ const headsOf = (rig: RigDescription) => {
 
 describe('the template on the fixtures', () => {
   it('recognises the CMU walk by names and RiggedFigure by shape; rolls move no joint', async () => {
-    const cmu = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false });
+    const cmu = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false, template: 'none' });
     const t = applyHumanoidTemplate(cmu.scene.rig);
     console.log(`CMU walk: ${t.notes.join(' / ')}`);
     expect(t.method).toBe('names');
@@ -53,7 +53,7 @@ describe('the template on the fixtures', () => {
     const before = headsOf(cmu.scene.rig), after = headsOf(t.rig);
     for (const [name, h] of before) expect(Math.hypot(...h.map((v, k) => v - after.get(name)![k]!))).toBeLessThan(1e-9);
 
-    const fig = await importGltf(new Uint8Array(fixture('RiggedFigure.glb')), 'RiggedFigure.glb');
+    const fig = await importGltf(new Uint8Array(fixture('RiggedFigure.glb')), 'RiggedFigure.glb', { template: 'none' });
     const f = applyHumanoidTemplate(fig.scene.rig);
     console.log(`RiggedFigure: ${f.notes.join(' / ')}`);
     expect(f.method).toBe('shape');
@@ -72,7 +72,7 @@ describe('the template on the fixtures', () => {
   });
 
   it('a mapping given by the user overrides the recognised one; an unknown bone is named in the error', () => {
-    const cmu = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false });
+    const cmu = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false, template: 'none' });
     const t = applyHumanoidTemplate(cmu.scene.rig, { mapping: { leftHand: 'LeftFingerBase' } });
     expect(t.mapping.leftHand).toBe('LeftFingerBase');
     expect(() => applyHumanoidTemplate(cmu.scene.rig, { mapping: { leftHand: 'Paw' } })).toThrow('humanoid mapping: leftHand: no bone named "Paw" in rig "walk"');
@@ -107,7 +107,7 @@ function dragFoot(rig: RigDescription) {
 
 describe('a dragged foot bends the knee only within its range', () => {
   it('the CMU walk with the template: the knee hinges, 0 to 150 degrees, barely twisting or swinging sideways', () => {
-    const { scene } = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false });
+    const { scene } = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh', { motion: false, template: 'none' });
     const free = dragFoot(scene.rig);
     const limited = dragFoot(applyHumanoidTemplate(scene.rig).rig);
     const show = (r: ReturnType<typeof dragFoot>) => [0, 1, 2].map((k) => `${'xyz'[k]} ${r.lo[k]!.toFixed(1)}..${r.hi[k]!.toFixed(1)}`).join(', ');
@@ -125,5 +125,21 @@ describe('a dragged foot bends the knee only within its range', () => {
     }
     // without limits the same drag turns the knee about other axes far beyond that
     expect(Math.max(-free.lo[1]!, free.hi[1]!, -free.lo[2]!, free.hi[2]!)).toBeGreaterThan(20);
+  });
+});
+
+describe('imports apply the template', () => {
+  it("by default, with its notes among the import's; template: 'none' leaves the joints free", async () => {
+    const src = fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8');
+    const r = importBvh(src, 'walk.bvh', { motion: false });
+    expect(r.humanoid).toMatchObject({ method: 'names', mapping: { leftLowerLeg: 'LeftLeg' } });
+    expect(r.scene.rig.bones.find((b) => b.name === 'LeftLeg')!.limits).toEqual({ x: [0, 150], y: [-10, 10], z: [-5, 5] });
+    expect(r.warnings.some((w) => w.startsWith('humanoid recognised by bone names (24 bones limited)'))).toBe(true);
+    const raw = importBvh(src, 'walk.bvh', { motion: false, template: 'none' });
+    expect(raw.humanoid).toBeUndefined();
+    expect(raw.scene.rig.bones.every((b) => b.limits === undefined)).toBe(true);
+    const fig = await importGltf(new Uint8Array(fixture('RiggedFigure.glb')), 'RiggedFigure.glb');
+    expect(fig.humanoid?.method).toBe('shape');
+    expect(fig.humanoid?.templated).toHaveLength(18);
   });
 });
