@@ -20,10 +20,8 @@ import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import {
-  BOUNDS, caseArb, caseForSeed, describeCase, determinismFailure, limitFailure, runCase, structuralFailure,
-  summarizeCase, type CaseOptions, type CaseResult, type FuzzCase,
-} from './rigs';
+import { BOUNDS, determinismFailure, limitFailure, runCase, structuralFailure, type CaseResult } from './rigs';
+import { caseArb, caseForSeed, describeCase, summarizeCase, type CaseOptions, type FuzzCase } from './cases';
 
 type Kind = 'structural' | 'limits' | 'determinism';
 

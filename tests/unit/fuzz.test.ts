@@ -12,10 +12,8 @@
  *   limits force, is at most BOUNDS.limitFinalDeg (random settings may switch limits off).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  BOUNDS, caseForSeed, describeCase, determinismFailure, limitFailure, runCase, structuralFailure, summarizeCase,
-  type CaseOptions, type CaseResult, type FuzzCase,
-} from '../fuzz/rigs';
+import { BOUNDS, determinismFailure, limitFailure, runCase, structuralFailure, type CaseResult } from '../fuzz/rigs';
+import { caseForSeed, describeCase, summarizeCase, type CaseOptions, type FuzzCase } from '../fuzz/cases';
 
 const CASES = 40;
 const STEPS = 300;

@@ -9,7 +9,8 @@ import {
   type SettleEvent,
 } from '../../../src/core';
 import type { Settings } from '../../../src/scene/types';
-import { buildCase, caseForSeed } from '../../fuzz/rigs';
+import { buildCase } from '../../fuzz/rigs';
+import { caseForSeed } from '../../fuzz/cases';
 import { chainBones } from '../helpers';
 
 /** A pinned 4-bone chain (height 2) whose tip is pulled to a reachable target. */
