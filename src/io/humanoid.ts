@@ -195,6 +195,18 @@ function mapByNames(rig: RigDescription): HumanoidMapping {
       if (!set[key]) set[key] = b.name; // the first (outermost): a wrist before its hand
     }
   }
+  // no bone called hips (Rigify's pelvis is "spine"): the nearest common ancestor of the thighs
+  if (!m.hips && m.leftUpperLeg && m.rightUpperLeg) {
+    const parentOf = new Map(rig.bones.map((b) => [b.name, b.parent]));
+    const up = new Set<string>();
+    for (let c = parentOf.get(m.leftUpperLeg) ?? null; c !== null; c = parentOf.get(c) ?? null) up.add(c);
+    let c = parentOf.get(m.rightUpperLeg) ?? null;
+    while (c !== null && !up.has(c)) c = parentOf.get(c) ?? null;
+    if (c !== null) {
+      m.hips = c;
+      m.spine = m.spine.filter((x) => x !== c);
+    }
+  }
   return m;
 }
 

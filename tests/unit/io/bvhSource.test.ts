@@ -83,3 +83,14 @@ describe.each([
     expect(worst).toBeLessThan(1e-5 * height);
   });
 });
+
+describe('exports onto a source refuse what does not fit, saying what and where', () => {
+  it('a recording of another rig, a source that is not BVH, a bad precision', async () => {
+    const walk = text('cmu_subject02_walk_delfem2.bvh'), example = text('bvhio_example.bvh');
+    const imported = importBvh(example, 'bvhio_example.bvh', { motion: false });
+    const rec = recordDrag(imported.scene, imported.scene.rig, 'LeftHand', 'Hips', [0.1, 0.1, 0.1], { seconds: 0.2 });
+    expect(() => recordingToSourceBvh(walk, rec, { file: 'walk.bvh' })).toThrow('recording of "bvhio_example" has no bone "LHipJoint" (a joint of walk.bvh): export onto the file the rig was imported from');
+    expect(() => recordingToSourceBvh('{"not": "bvh"}', rec, { file: 'x.bvh' })).toThrow(/^x\.bvh: line 1: expected HIERARCHY/);
+    expect(() => recordingToSourceBvh(example, rec, { precision: 40 })).toThrow('precision must be an integer number of decimals in [0, 15], got 40');
+  });
+});

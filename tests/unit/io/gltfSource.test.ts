@@ -211,3 +211,13 @@ describe.each(['RiggedSimple.glb', 'RiggedFigure.glb'])('import then export onto
     expect((await validateBytes(new Uint8Array(glb))).issues.numErrors).toBe(0);
   });
 });
+
+describe('recordingToSourceGlb refuses what does not fit, saying what and where', () => {
+  it('a recording of another rig, a .gltf text, a truncated file', async () => {
+    const simple = new Uint8Array(readFileSync('tests/fixtures/external/RiggedSimple.glb'));
+    const { rec } = await made;
+    await expect(recordingToSourceGlb(simple, rec, { file: 'RiggedSimple.glb' })).rejects.toThrow('recording of "RiggedFigure": bone "node11" is not a joint of the source file RiggedSimple.glb (its joints: node2, node3)');
+    await expect(recordingToSourceGlb(new TextEncoder().encode('{"asset":{"version":"2.0"}}'), rec, { file: 'figure.gltf' })).rejects.toThrow('figure.gltf: the source must be a binary glTF (.glb) to export onto it (a .gltf can be saved as .glb first)');
+    await expect(recordingToSourceGlb(source.slice(0, 30000), rec, { file: 'RiggedFigure.glb' })).rejects.toThrow('RiggedFigure.glb: truncated: header says 49532 bytes, got 30000');
+  });
+});

@@ -12,6 +12,7 @@ import { parseSceneText } from '../../../src/scene/load';
 import { importBvh } from '../../../src/io/bvhImport';
 import { importGltf } from '../../../src/io/gltfImport';
 import { applyHumanoidTemplate, readBoneName, restPose } from '../../../src/io/humanoid';
+import { jointsToRig } from '../../../src/io/skeleton';
 import type { RigDescription } from '../../../src/world/types';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/external/${name}`, import.meta.url));
@@ -141,5 +142,39 @@ describe('imports apply the template', () => {
     const fig = await importGltf(new Uint8Array(fixture('RiggedFigure.glb')), 'RiggedFigure.glb');
     expect(fig.humanoid?.method).toBe('shape');
     expect(fig.humanoid?.templated).toHaveLength(18);
+  });
+});
+
+describe('the naming conventions, on one skeleton', () => {
+  // a T-posed figure: [role, parent role, position]
+  const figure: [string, string | null, [number, number, number]][] = [
+    ['hips', null, [0, 1, 0]], ['spine', 'hips', [0, 1.1, 0]], ['chest', 'spine', [0, 1.3, 0]], ['neck', 'chest', [0, 1.5, 0]], ['head', 'neck', [0, 1.6, 0]],
+    ['lclav', 'chest', [0.05, 1.45, 0]], ['luparm', 'lclav', [0.18, 1.45, 0]], ['lforearm', 'luparm', [0.46, 1.45, 0]], ['lhand', 'lforearm', [0.72, 1.45, 0]],
+    ['rclav', 'chest', [-0.05, 1.45, 0]], ['ruparm', 'rclav', [-0.18, 1.45, 0]], ['rforearm', 'ruparm', [-0.46, 1.45, 0]], ['rhand', 'rforearm', [-0.72, 1.45, 0]],
+    ['lthigh', 'hips', [0.1, 0.95, 0]], ['lshin', 'lthigh', [0.1, 0.5, 0]], ['lfoot', 'lshin', [0.1, 0.08, 0]], ['ltoe', 'lfoot', [0.1, 0, 0.12]],
+    ['rthigh', 'hips', [-0.1, 0.95, 0]], ['rshin', 'rthigh', [-0.1, 0.5, 0]], ['rfoot', 'rshin', [-0.1, 0.08, 0]], ['rtoe', 'rfoot', [-0.1, 0, 0.12]],
+  ];
+  const roles = figure.map(([r]) => r);
+  const conventions: Record<string, string[]> = {
+    Mixamo: ['Hips', 'Spine', 'Spine1', 'Neck', 'Head', 'LeftShoulder', 'LeftArm', 'LeftForeArm', 'LeftHand', 'RightShoulder', 'RightArm', 'RightForeArm', 'RightHand', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'LeftToeBase', 'RightUpLeg', 'RightLeg', 'RightFoot', 'RightToeBase'].map((n) => `mixamorig:${n}`),
+    CMU: ['hips', 'lowerback', 'thorax', 'lowerneck', 'head', 'lclavicle', 'lhumerus', 'lradius', 'lwrist', 'rclavicle', 'rhumerus', 'rradius', 'rwrist', 'lfemur', 'ltibia', 'lfoot', 'ltoes', 'rfemur', 'rtibia', 'rfoot', 'rtoes'],
+    VRM: ['J_Bip_C_Hips', 'J_Bip_C_Spine', 'J_Bip_C_Chest', 'J_Bip_C_Neck', 'J_Bip_C_Head', 'J_Bip_L_Shoulder', 'J_Bip_L_UpperArm', 'J_Bip_L_LowerArm', 'J_Bip_L_Hand', 'J_Bip_R_Shoulder', 'J_Bip_R_UpperArm', 'J_Bip_R_LowerArm', 'J_Bip_R_Hand', 'J_Bip_L_UpperLeg', 'J_Bip_L_LowerLeg', 'J_Bip_L_Foot', 'J_Bip_L_ToeBase', 'J_Bip_R_UpperLeg', 'J_Bip_R_LowerLeg', 'J_Bip_R_Foot', 'J_Bip_R_ToeBase'],
+    'VRM humanoid': ['hips', 'spine', 'chest', 'neck', 'head', 'leftShoulder', 'leftUpperArm', 'leftLowerArm', 'leftHand', 'rightShoulder', 'rightUpperArm', 'rightLowerArm', 'rightHand', 'leftUpperLeg', 'leftLowerLeg', 'leftFoot', 'leftToes', 'rightUpperLeg', 'rightLowerLeg', 'rightFoot', 'rightToes'],
+    Unreal: ['pelvis', 'spine_01', 'spine_02', 'neck_01', 'head', 'clavicle_l', 'upperarm_l', 'lowerarm_l', 'hand_l', 'clavicle_r', 'upperarm_r', 'lowerarm_r', 'hand_r', 'thigh_l', 'calf_l', 'foot_l', 'ball_l', 'thigh_r', 'calf_r', 'foot_r', 'ball_r'],
+    Rigify: ['spine', 'spine.001', 'spine.002', 'spine.004', 'spine.006', 'shoulder.L', 'upper_arm.L', 'forearm.L', 'hand.L', 'shoulder.R', 'upper_arm.R', 'forearm.R', 'hand.R', 'thigh.L', 'shin.L', 'foot.L', 'toe.L', 'thigh.R', 'shin.R', 'foot.R', 'toe.R'].map((n) => `DEF-${n}`),
+  };
+  it.each(Object.keys(conventions))('%s names: knees, elbows and the rest mapped by name', (convention) => {
+    const names = conventions[convention]!;
+    const joints = figure.map(([, parent, position], i) => ({ name: names[i]!, parent: parent === null ? -1 : roles.indexOf(parent), position }));
+    const { rig } = jointsToRig(joints);
+    const t = applyHumanoidTemplate(rig);
+    const byRole = Object.fromEntries(roles.map((r, i) => [r, names[i]!]));
+    // (Rigify has no bone named hips: its pelvis, "spine", the thighs' common parent, takes the role)
+    expect(t.method).toBe('names');
+    expect(t.mapping).toMatchObject({
+      leftUpperLeg: byRole.lthigh, leftLowerLeg: byRole.lshin, leftFoot: byRole.lfoot, rightLowerLeg: byRole.rshin,
+      leftUpperArm: byRole.luparm, leftLowerArm: byRole.lforearm, leftHand: byRole.lhand, rightLowerArm: byRole.rforearm,
+    });
+    for (const hinge of [byRole.lshin, byRole.rshin, byRole.lforearm, byRole.rforearm]) expect(t.rig.bones.find((b) => b.name === hinge)!.limits!.x).toEqual([0, 150]);
   });
 });
