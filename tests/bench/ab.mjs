@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 /**
  * A/B timing of two versions of the step in one process: `node tests/bench/ab.mjs [ref] [--rigs N]
- * [--rounds R] [--steps S] [--detached]` bundles tests/bench/abEntry.ts from the working tree and from git ref
+ * [--rounds R] [--steps S] [--detached] [--cpu]` bundles tests/bench/abEntry.ts from the working tree and from git ref
  * `ref` (default HEAD, checked out into .tmp/ab-<ref>) with esbuild, then times the two in
  * alternating blocks (S steps of an N-humanoid world, R rounds each) so that both share the
  * machine's speed of the moment (this VM's speed drifts up to 2× within minutes; figures taken
  * minutes apart do not compare). Prints the median and minimum µs per humanoid step of each and
  * new / old, and whether both ended in the same pose. `--detached` detaches an ArrayBuffer first
  * (the state an application with Rapier or a worker runs in: V8 then checks every typed-array
- * access, tests/bench/detached.ts). Not part of the tests.
+ * access, tests/bench/detached.ts). `--cpu` times the process's user CPU time instead of the wall
+ * clock: on a machine busy with other work a block's wall time includes the time the process
+ * waited for a core, its CPU time does not. Not part of the tests.
  *
  * The world built first in a process measured faster on crowds (the same code both sides, 1000
  * humanoids: 1.04-1.06 with the old world built first, 0.93-0.96 with the new one first), so the
@@ -42,6 +44,7 @@ async function bundle(dir, name) {
 // a ref from before the entry existed gets the working tree's (it only builds a world and steps it)
 if (!existsSync(join(tree, 'tests/bench/abEntry.ts'))) copyFileSync(join(root, 'tests/bench/abEntry.ts'), join(tree, 'tests/bench/abEntry.ts'));
 const first = arg('--first', null);
+const cpu = process.argv.includes('--cpu');
 if (first === null) {
   // the parent: one child process per build order, then the two orders' ratios combined
   const runs = [];
@@ -52,7 +55,7 @@ if (first === null) {
   }
   const f = (x) => x.toFixed(2), g = (x) => x.toFixed(3);
   const [r0] = runs;
-  console.log(`${rigs} humanoid(s), ${rounds} rounds of ${steps} steps, µs per humanoid step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
+  console.log(`${rigs} humanoid(s), ${rounds} rounds of ${steps} steps, µs${cpu ? ' of CPU time' : ''} per humanoid step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
   for (const r of runs) {
     console.log(`${r.first} built first: old median ${f(r.old.median)} min ${f(r.old.min)}, new median ${f(r.new.median)} min ${f(r.new.min)}; new / old median ${g(r.new.median / r.old.median)} min ${g(r.new.min / r.old.min)}`);
   }
@@ -76,9 +79,15 @@ for (let done = 0; done < warm; done += steps) { a.steps(steps); b.steps(steps);
 const ta = [], tb = [];
 for (let r = 0; r < rounds; r++) {
   for (const [w, t] of r % 2 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]]) {
-    const t0 = process.hrtime.bigint();
-    w.steps(steps);
-    t.push(Number(process.hrtime.bigint() - t0) / 1000 / steps / rigs);
+    if (cpu) {
+      const c0 = process.cpuUsage();
+      w.steps(steps);
+      t.push(process.cpuUsage(c0).user / steps / rigs);
+    } else {
+      const t0 = process.hrtime.bigint();
+      w.steps(steps);
+      t.push(Number(process.hrtime.bigint() - t0) / 1000 / steps / rigs);
+    }
   }
 }
 const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[s.length >> 1]; };
