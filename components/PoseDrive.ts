@@ -41,8 +41,18 @@ export interface PoseDriveRecord {
   stiffness: number;
   /** Rig-wide damping ratio ζ of drives and markers (1 = critical). */
   dampingRatio: number;
+  /**
+   * Damping rate (1/s) of the free joints' relative rotation, × the inertia the joint turns:
+   * joint friction, so a light finger on a hand the clip yanks does not spin up without bound.
+   */
+  jointDamping: number;
   /** Per bone: POSE_FREE, POSE_DRIVE or POSE_FOLLOW of its pose-space drive. */
   mode: Uint8Array;
+  /**
+   * Per bone: the inertia its drive turns, of the bone and everything it carries about its head
+   * at rest (the root's: the whole rig about its head). A drive's stiffness is S × this.
+   */
+  inertia: Float64Array;
   /** Per bone: multipliers of the rig-wide stiffness and damping. */
   stiffnessScale: Float64Array;
   dampingScale: Float64Array;
@@ -57,20 +67,27 @@ export interface PoseDriveRecord {
   /** Mode changes by step: sorted by step; `cursor` is the next one due. */
   events: { step: number; bones: number[]; markers: number[]; mode: PoseMode }[];
   cursor: number;
-  /** The clip sampled at the step's start (A) and end (B): world rotations, heads, points. */
+  /** The clip sampled at the step's start (A), end (B) and a step later (C): world rotations, heads. */
   rotA: Float64Array;
   rotB: Float64Array;
+  rotC: Float64Array;
   headA: Float64Array;
   headB: Float64Array;
+  headC: Float64Array;
   /** World angular velocity of every bone in the clip over the step, and the root head's velocity. */
   omega: Float64Array;
   rootVel: Float64Array;
-  /** Each marker's clip point at the step's end and its velocity over the step. */
+  /** The clip's angular acceleration of every bone (world) and the root head's acceleration, from this step to the next. */
+  alpha: Float64Array;
+  rootAcc: Float64Array;
+  /** Each marker's clip point at the step's end, its velocity over the step and its acceleration. */
   pointB: Float64Array;
   pointVel: Float64Array;
-  /** The rig's mass and its inertia about the root's head at rest (scales of the markers and the root's drive). */
+  pointAcc: Float64Array;
+  /** The acceleration of each marker's bone's centre in the clip. */
+  centreAcc: Float64Array;
+  /** The rig's mass (the scale of the world markers and of the root's drive at its head). */
   mass: number;
-  rootInertia: number;
   /** Set when modes changed: `follow` is recomputed before the next step. */
   followDirty: boolean;
   /** Scratch: one bone's interpolated local rotation. */
@@ -82,9 +99,11 @@ export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): P
   return {
     track,
     start: 0,
-    stiffness: 2500,
+    stiffness: 10000,
     dampingRatio: 1,
+    jointDamping: 10,
     mode: new Uint8Array(n),
+    inertia: new Float64Array(n),
     stiffnessScale: new Float64Array(n).fill(1),
     dampingScale: new Float64Array(n).fill(1),
     markerCp: new Int32Array(m),
@@ -97,14 +116,19 @@ export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): P
     cursor: 0,
     rotA: new Float64Array(n * 4),
     rotB: new Float64Array(n * 4),
+    rotC: new Float64Array(n * 4),
     headA: new Float64Array(n * 3),
     headB: new Float64Array(n * 3),
+    headC: new Float64Array(n * 3),
     omega: new Float64Array(n * 3),
     rootVel: new Float64Array(3),
+    alpha: new Float64Array(n * 3),
+    rootAcc: new Float64Array(3),
     pointB: new Float64Array(m * 3),
     pointVel: new Float64Array(m * 3),
+    pointAcc: new Float64Array(m * 3),
+    centreAcc: new Float64Array(m * 3),
     mass: 1,
-    rootInertia: 1,
     followDirty: true,
     q: new Float64Array(4),
   };

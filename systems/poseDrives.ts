@@ -8,16 +8,18 @@
  *   placed on the rig's own bones), and moves each world marker's control point onto the clip's
  *   point at the step's end (active in drive mode, off otherwise). The clip holds its last frame
  *   after its end.
- * - `poseDrives` (with the forces): a pose-space drive per driven bone, a torsion spring toward
- *   the clip's rotation of the joint relative to its parent (the target clamped into the joint's
- *   limits, axis by axis), per axis of the joint frame, stiffness S × the joint's inertia about
- *   the axis (Bone.limitInertia, as the limits use) and damping 2ζ√S × that inertia, toward
- *   the clip's relative angular velocity. The torque goes to the bone and its negative to the
+ * - `poseDrives` (a 'forces' system, see setPoseDrive): a pose-space drive per driven bone, a
+ *   torsion spring toward the clip's rotation of the joint relative to its parent (the target
+ *   clamped into the joint's limits, axis by axis), stiffness S × the inertia the joint turns
+ *   (the bone and all it carries, about its head: PoseDriveRecord.inertia) and damping 2ζ√S ×
+ *   that inertia, toward the clip's relative angular velocity. The same on every axis: a
+ *   bone's twist carries its children's swing (a hip's connector twists when the thigh swings),
+ *   so a twist scaled by the bone's own thin-rod inertia gave way by tens of degrees. The torque goes to the bone and its negative to the
  *   parent. The root's drive holds it in the world: its rotation (S × the rig's inertia about
  *   the root's head) and its head (a spring S × the rig's mass at the head). World markers get
  *   damping toward the clip point's velocity here (2ζ√S × the rig's mass); their springs are
  *   the control springs (stiffness S × the rig's mass, set by `poseTargets`).
- * - `poseFollow` (after integration): followed bones take the clip's rotation and angular
+ * - `poseFollow` (after integration, first of the awake rigs' systems): followed bones take the clip's rotation and angular
  *   velocity exactly (a followed root its head's position and velocity too), a world marker in
  *   follow mode by its bone and every ancestor.
  *
@@ -40,12 +42,20 @@ export function poseDriveOf(world: PhysikWorld, rig: number): PoseDriveRecord | 
   return records.get(world)?.get(rig);
 }
 
-/** Tie a rig to a clip (a record from createPoseDriveRecord), or untie it (null). */
+/**
+ * Tie a rig to a clip (a record from createPoseDriveRecord), or untie it (null). The drives run
+ * among the step's 'forces' systems (added with the first record of a world, taken out with
+ * the last), so a step retried in substeps (systems/substepRetry.ts) drives each substep too.
+ */
 export function setPoseDrive(world: PhysikWorld, rig: number, record: PoseDriveRecord | null): void {
   let map = records.get(world);
   if (!map) records.set(world, (map = new Map()));
   if (record) map.set(rig, record);
   else map.delete(rig);
+  const forces = world.physik.userSystems.forces;
+  const at = forces.indexOf(poseDrives);
+  if (map.size > 0 && at < 0) forces.push(poseDrives);
+  else if (map.size === 0 && at >= 0) forces.splice(at, 1);
 }
 
 /** Parent's depth-first index of each bone (-1 for the root), kept per rig's bone list. */
@@ -140,7 +150,30 @@ export function posePoint(world: PhysikWorld, cp: number, i: number, rot: Double
   out[o + 2] = head[h + 2]! + vz + w * tz + (x * ty - y * tx);
 }
 
-const pointA = new Float64Array(3);
+const pointA = new Float64Array(3), pointC = new Float64Array(3), centreB = new Float64Array(3);
+
+/** Centre of bone i (half its length along its +Y) on a pose, to out. */
+function boneCentre(rot: Doubles, head: Doubles, i: number, half: number, out: Float64Array): void {
+  const x = rot[i * 4]!, y = rot[i * 4 + 1]!, z = rot[i * 4 + 2]!, w = rot[i * 4 + 3]!;
+  out[0] = head[i * 3]! + 2 * (x * y - z * w) * half;
+  out[1] = head[i * 3 + 1]! + (1 - 2 * (x * x + z * z)) * half;
+  out[2] = head[i * 3 + 2]! + 2 * (y * z + x * w) * half;
+}
+
+/** World angular velocity taking bone i from rotation A to B in 1/inv seconds (rotation vector of B ⊗ A⁻¹ × inv), to out[o]. */
+function angularVelocity(A: Doubles, B: Doubles, i: number, inv: number, out: Doubles, o: number): void {
+  const o4 = i * 4;
+  const ax = -A[o4]!, ay = -A[o4 + 1]!, az = -A[o4 + 2]!, aw = A[o4 + 3]!;
+  const bx = B[o4]!, by = B[o4 + 1]!, bz = B[o4 + 2]!, bw = B[o4 + 3]!;
+  let x = bw * ax + bx * aw + by * az - bz * ay;
+  let y = bw * ay - bx * az + by * aw + bz * ax;
+  let z = bw * az + bx * ay - by * ax + bz * aw;
+  let w = bw * aw - bx * ax - by * ay - bz * az;
+  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+  const s = Math.sqrt(x * x + y * y + z * z);
+  const f = (s < 1e-12 ? 2 : (2 * Math.atan2(s, w)) / s) * inv;
+  out[o] = x * f; out[o + 1] = y * f; out[o + 2] = z * f;
+}
 
 export function poseTargets(world: PhysikWorld): void {
   const map = records.get(world);
@@ -165,37 +198,41 @@ export function poseTargets(world: PhysikWorld): void {
     const t0 = rec.start + step * dt;
     sampleTrackPose(world, rig, rec, t0, rec.rotA, rec.headA);
     sampleTrackPose(world, rig, rec, t0 + dt, rec.rotB, rec.headB);
+    sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
     const n = rig.bones.length;
     const inv = 1 / dt;
-    const A = rec.rotA, B = rec.rotB, w = rec.omega;
+    // (past the clip's end it holds still: no acceleration is taken from the stop)
+    const accel = t0 + 2 * dt <= (rec.track.frameCount - 1) / rec.track.fps + 1e-9 * dt ? inv : 0;
     for (let i = 0; i < n; i++) {
-      // ω = rotation vector of B ⊗ A⁻¹, over dt (world)
-      const o4 = i * 4;
-      const ax = -A[o4]!, ay = -A[o4 + 1]!, az = -A[o4 + 2]!, aw = A[o4 + 3]!;
-      const bx = B[o4]!, by = B[o4 + 1]!, bz = B[o4 + 2]!, bw = B[o4 + 3]!;
-      let x = bw * ax + bx * aw + by * az - bz * ay;
-      let y = bw * ay - bx * az + by * aw + bz * ax;
-      let z = bw * az + bx * ay - by * ax + bz * aw;
-      let qw = bw * aw - bx * ax - by * ay - bz * az;
-      if (qw < 0) { x = -x; y = -y; z = -z; qw = -qw; }
-      const s = Math.sqrt(x * x + y * y + z * z);
-      const f = s < 1e-12 ? 2 : (2 * Math.atan2(s, qw)) / s;
-      w[i * 3] = x * f * inv; w[i * 3 + 1] = y * f * inv; w[i * 3 + 2] = z * f * inv;
+      // ω over this step (A → B) and the next (B → C); α from one to the other
+      angularVelocity(rec.rotA, rec.rotB, i, inv, rec.omega, i * 3);
+      angularVelocity(rec.rotB, rec.rotC, i, inv, rec.alpha, i * 3);
+      for (let c = 0; c < 3; c++) rec.alpha[i * 3 + c] = (rec.alpha[i * 3 + c]! - rec.omega[i * 3 + c]!) * accel;
     }
-    rec.rootVel[0] = (rec.headB[0]! - rec.headA[0]!) * inv;
-    rec.rootVel[1] = (rec.headB[1]! - rec.headA[1]!) * inv;
-    rec.rootVel[2] = (rec.headB[2]! - rec.headA[2]!) * inv;
+    for (let c = 0; c < 3; c++) {
+      rec.rootVel[c] = (rec.headB[c]! - rec.headA[c]!) * inv;
+      rec.rootAcc[c] = ((rec.headC[c]! - rec.headB[c]!) * inv - rec.rootVel[c]!) * accel;
+    }
     // world markers: the control point's target is the clip's point at the step's end
     const k = rec.stiffness * rec.mass;
     for (let m = 0; m < rec.markerCp.length; m++) {
       const cp = rec.markerCp[m]!, i = rec.markerBone[m]!, m3 = m * 3, c3 = cp * 3;
-      posePoint(world, cp, i, rec.rotB, rec.headB, rec.pointB, m3);
       posePoint(world, cp, i, rec.rotA, rec.headA, pointA, 0);
-      rec.pointVel[m3] = (rec.pointB[m3]! - pointA[0]!) * inv;
-      rec.pointVel[m3 + 1] = (rec.pointB[m3 + 1]! - pointA[1]!) * inv;
-      rec.pointVel[m3 + 2] = (rec.pointB[m3 + 2]! - pointA[2]!) * inv;
-      ControlPoint.target[c3] = rec.pointB[m3]!; ControlPoint.target[c3 + 1] = rec.pointB[m3 + 1]!; ControlPoint.target[c3 + 2] = rec.pointB[m3 + 2]!;
-      ControlPoint.effective[c3] = rec.pointB[m3]!; ControlPoint.effective[c3 + 1] = rec.pointB[m3 + 1]!; ControlPoint.effective[c3 + 2] = rec.pointB[m3 + 2]!;
+      posePoint(world, cp, i, rec.rotC, rec.headC, pointC, 0);
+      posePoint(world, cp, i, rec.rotB, rec.headB, rec.pointB, m3);
+      for (let c = 0; c < 3; c++) {
+        const v = (rec.pointB[m3 + c]! - pointA[c]!) * inv;
+        rec.pointVel[m3 + c] = v;
+        rec.pointAcc[m3 + c] = ((pointC[c]! - rec.pointB[m3 + c]!) * inv - v) * accel;
+        ControlPoint.target[c3 + c] = rec.pointB[m3 + c]!;
+        ControlPoint.effective[c3 + c] = rec.pointB[m3 + c]!;
+      }
+      // the bone's centre in the clip at A, B and C: its acceleration
+      const half = 0.5 * world.physik.Bone.length[rig.bones[i]!]!;
+      boneCentre(rec.rotA, rec.headA, i, half, pointA);
+      boneCentre(rec.rotC, rec.headC, i, half, pointC);
+      boneCentre(rec.rotB, rec.headB, i, half, centreB);
+      for (let c = 0; c < 3; c++) rec.centreAcc[m3 + c] = (pointC[c]! - 2 * centreB[c]! + pointA[c]!) * inv * accel;
       ControlPoint.interpStep[cp] = 0; ControlPoint.interpSteps[cp] = 0;
       ControlPoint.active[cp] = rec.markerMode[m] === POSE_DRIVE ? 1 : 0;
       ControlPoint.stiffness[cp] = k * rec.markerStiffnessScale[m]!;
@@ -280,7 +317,7 @@ export function poseDrives(world: PhysikWorld): void {
   const map = records.get(world);
   if (!map || map.size === 0) return;
   const { Bone, ControlPoint } = world.physik;
-  const { rot, angVel, torque, effInertiaWorld, limitInertia, restLocal, centre, head, headVel, vel } = Bone;
+  const { rot, angVel, torque, force, effInertiaWorld, restLocal, centre, head, headVel, vel } = Bone;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
     const rig = rigs[ri]!;
@@ -290,8 +327,13 @@ export function poseDrives(world: PhysikWorld): void {
     const S = rec.stiffness, zeta = rec.dampingRatio, sqrtS = Math.sqrt(S);
     const parent = parentIndices(world, rig);
     const n = rig.bones.length;
+    const friction = rec.jointDamping;
     for (let i = 0; i < n; i++) {
-      if (rec.mode[i] !== POSE_DRIVE || rec.follow[i]) continue;
+      if (rec.follow[i]) continue;
+      if (rec.mode[i] !== POSE_DRIVE) {
+        if (friction > 0 && parent[i]! >= 0) jointFriction(world, rig.bones[i]!, rig.bones[parent[i]!]!, friction * rec.inertia[i]!, dt);
+        continue;
+      }
       const b = rig.bones[i]!, b3 = b * 3, b4 = b * 4, b6 = b * 6, p = parent[i]!;
       const kS = S * rec.stiffnessScale[i]!, cS = 2 * zeta * sqrtS * rec.dampingScale[i]!;
       // the desired world rotation D and the joint frame
@@ -303,8 +345,8 @@ export function poseDrives(world: PhysikWorld): void {
         dx = rec.rotB[0]!; dy = rec.rotB[1]!; dz = rec.rotB[2]!; dw = rec.rotB[3]!;
         wrx = rec.omega[0]! - angVel[b3]!; wry = rec.omega[1]! - angVel[b3 + 1]!; wrz = rec.omega[2]! - angVel[b3 + 2]!;
         axes(rot[b4]!, rot[b4 + 1]!, rot[b4 + 2]!, rot[b4 + 3]!);
-        kSwing = kS * rec.rootInertia; kTwist = kSwing;
-        cSwing = cS * rec.rootInertia; cTwist = cSwing;
+        kSwing = kS * rec.inertia[i]!; kTwist = kSwing;
+        cSwing = cS * rec.inertia[i]!; cTwist = cSwing;
       } else {
         pb = rig.bones[p]!;
         const p4 = pb * 4, p3 = pb * 3;
@@ -330,8 +372,7 @@ export function poseDrives(world: PhysikWorld): void {
         // joint frame: parent ⊗ rest local
         const lx = restLocal[b4]!, ly = restLocal[b4 + 1]!, lz = restLocal[b4 + 2]!, lw = restLocal[b4 + 3]!;
         axes(pw * lx + px * lw + py * lz - pz * ly, pw * ly - px * lz + py * lw + pz * lx, pw * lz + px * ly - py * lx + pz * lw, pw * lw - px * lx - py * ly - pz * lz);
-        const iSwing = limitInertia[b * 2]!, iTwist = limitInertia[b * 2 + 1]!;
-        kSwing = kS * iSwing; kTwist = kS * iTwist; cSwing = cS * iSwing; cTwist = cS * iTwist;
+        kSwing = kS * rec.inertia[i]!; kTwist = kSwing; cSwing = cS * rec.inertia[i]!; cTwist = cSwing;
       }
       // error E = D ⊗ Q⁻¹ as a rotation vector (world)
       const qx = -rot[b4]!, qy = -rot[b4 + 1]!, qz = -rot[b4 + 2]!, qw = rot[b4 + 3]!;
@@ -358,12 +399,15 @@ export function poseDrives(world: PhysikWorld): void {
         ixx += sI * ux * ux; ixy += sI * ux * uy; ixz += sI * ux * uz;
         iyy += sI * uy * uy; iyz += sI * uy * uz; izz += sI * uz * uz;
       }
-      torque[b3] += tx; torque[b3 + 1] += ty; torque[b3 + 2] += tz;
+      // the implicit terms resist every acceleration, the clip's too: give the clip's back
+      // (feed-forward), so a bone that follows the clip exactly feels no drag from them
+      const sI = 2 * (kSwing * dt + cSwing) * dt;
+      torque[b3] += tx + sI * rec.alpha[i * 3]!; torque[b3 + 1] += ty + sI * rec.alpha[i * 3 + 1]!; torque[b3 + 2] += tz + sI * rec.alpha[i * 3 + 2]!;
       effInertiaWorld[b6] += ixx; effInertiaWorld[b6 + 1] += ixy; effInertiaWorld[b6 + 2] += ixz;
       effInertiaWorld[b6 + 3] += iyy; effInertiaWorld[b6 + 4] += iyz; effInertiaWorld[b6 + 5] += izz;
       if (pb >= 0) {
         const p3 = pb * 3, p6 = pb * 6;
-        torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+        torque[p3] += sI * rec.alpha[p * 3]! - tx; torque[p3 + 1] += sI * rec.alpha[p * 3 + 1]! - ty; torque[p3 + 2] += sI * rec.alpha[p * 3 + 2]! - tz;
         effInertiaWorld[p6] += ixx; effInertiaWorld[p6 + 1] += ixy; effInertiaWorld[p6 + 2] += ixz;
         effInertiaWorld[p6 + 3] += iyy; effInertiaWorld[p6 + 4] += iyz; effInertiaWorld[p6 + 5] += izz;
       } else {
@@ -373,7 +417,8 @@ export function poseDrives(world: PhysikWorld): void {
         const fx = kL * (rec.headB[0]! - head[b3]! - dt * hvx) + cL * (rec.rootVel[0]! - hvx);
         const fy = kL * (rec.headB[1]! - head[b3 + 1]! - dt * hvy) + cL * (rec.rootVel[1]! - hvy);
         const fz = kL * (rec.headB[2]! - head[b3 + 2]! - dt * hvz) + cL * (rec.rootVel[2]! - hvz);
-        applyAtPoint(world, b, head[b3]!, head[b3 + 1]!, head[b3 + 2]!, fx, fy, fz, 2 * (kL * dt + cL) * dt);
+        const mu = 2 * (kL * dt + cL) * dt;
+        applyAtPoint(world, b, head[b3]!, head[b3 + 1]!, head[b3 + 2]!, fx + mu * rec.rootAcc[0]!, fy + mu * rec.rootAcc[1]!, fz + mu * rec.rootAcc[2]!, mu);
       }
     }
     // world markers' damping toward the clip point's velocity
@@ -382,14 +427,32 @@ export function poseDrives(world: PhysikWorld): void {
       const cp = rec.markerCp[m]!, c3 = cp * 3, m3 = m * 3;
       const b = ControlPoint.bone[cp]!, b3 = b * 3;
       const c = 2 * zeta * sqrtS * Math.sqrt(rec.markerStiffnessScale[m]!) * rec.markerDampingScale[m]! * rec.mass;
-      if (!(c > 0)) continue;
       const ax = ControlPoint.attachment[c3]!, ay = ControlPoint.attachment[c3 + 1]!, az = ControlPoint.attachment[c3 + 2]!;
       const lx = ax - centre[b3]!, ly = ay - centre[b3 + 1]!, lz = az - centre[b3 + 2]!;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       const vx = vel[b3]! + wy * lz - wz * ly, vy = vel[b3 + 1]! + wz * lx - wx * lz, vz = vel[b3 + 2]! + wx * ly - wy * lx;
-      applyAtPoint(world, b, ax, ay, az, c * (rec.pointVel[m3]! - vx), c * (rec.pointVel[m3 + 1]! - vy), c * (rec.pointVel[m3 + 2]! - vz), 2 * c * dt);
+      const mu = 2 * c * dt;
+      applyAtPoint(world, b, ax, ay, az, c * (rec.pointVel[m3]! - vx), c * (rec.pointVel[m3 + 1]! - vy), c * (rec.pointVel[m3 + 2]! - vz), mu);
+      // the implicit point masses (this damping's and the control spring's 2 k dt²,
+      // controlSprings.ts) resist the clip's motion too: on the mass μ and on the inertia
+      // μ |l|², so give back μ × the clip's centre acceleration and μ |l|² × its angular one
+      const ff = mu + 2 * ControlPoint.stiffness[cp]! * dt * dt, fl = ff * (lx * lx + ly * ly + lz * lz), i3 = rec.markerBone[m]! * 3;
+      force[b3] += ff * rec.centreAcc[m3]!; force[b3 + 1] += ff * rec.centreAcc[m3 + 1]!; force[b3 + 2] += ff * rec.centreAcc[m3 + 2]!;
+      torque[b3] += fl * rec.alpha[i3]!; torque[b3 + 1] += fl * rec.alpha[i3 + 1]!; torque[b3 + 2] += fl * rec.alpha[i3 + 2]!;
     }
   }
+}
+
+/** A free joint's damping: τ = −c (ω_b − ω_p) on bone b, its negative on parent p, implicit (2 c dt on both inertias). */
+function jointFriction(world: PhysikWorld, b: number, p: number, c: number, dt: number): void {
+  const { angVel, torque, effInertiaWorld } = world.physik.Bone;
+  const b3 = b * 3, p3 = p * 3;
+  const tx = -c * (angVel[b3]! - angVel[p3]!), ty = -c * (angVel[b3 + 1]! - angVel[p3 + 1]!), tz = -c * (angVel[b3 + 2]! - angVel[p3 + 2]!);
+  torque[b3] += tx; torque[b3 + 1] += ty; torque[b3 + 2] += tz;
+  torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+  const s = 2 * c * dt, b6 = b * 6, p6 = p * 6;
+  effInertiaWorld[b6] += s; effInertiaWorld[b6 + 3] += s; effInertiaWorld[b6 + 5] += s;
+  effInertiaWorld[p6] += s; effInertiaWorld[p6 + 3] += s; effInertiaWorld[p6 + 5] += s;
 }
 
 /** Force F at world point a on bone b, with mu as the implicit point mass there (on the mass, and mu |a − centre|² on every inertia axis). */

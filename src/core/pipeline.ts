@@ -27,7 +27,7 @@ import { kinematicSolve } from '../../systems/kinematicSolve';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../systems/metrics';
 import { settling } from '../../systems/settling';
-import { poseTargets, poseDrives, poseFollow } from '../../systems/poseDrives';
+import { poseTargets, poseFollow } from '../../systems/poseDrives';
 
 export type { System, UserPhase };
 
@@ -94,14 +94,13 @@ export const physikPipeline: readonly System[] = Object.freeze([
     controlSprings,    // zero-length springs pull attachments to effective targets
     torsionSprings,    // per-axis torques enforce angular limits
     gyroscopicTorques, // −ω × (I ω), the free rotation taken implicitly
-    poseDrives,        // torsion springs toward a clip's joint rotations; marker damping
-    userForces,        // the user's 'forces' systems
+    userForces,        // the user's 'forces' systems (and a clip's pose drives, systems/poseDrives.ts)
     interJointSolve,   // joint forces so bones accelerate together at joints (eqs. 3-11)
     momentumBudget,    // momentum the step should keep, energy it starts with
     integrate,         // angular velocity and rotation (and a floating root's centre); guarded
     substepRetry,      // a refused step again in substeps, from the last good state
-    poseFollow,        // bones following a clip kinematically take its pose
   ] }, { rigs: awakeRigs, systems: [
+    poseFollow,        // bones following a clip kinematically take its pose
     kinematicSolve,    // rigs posed by a kinematic solver instead (FABRIK, CCD, ...), and hybrid finishes
     forwardKinematics, // heads, tails, centres and velocities from rotations
     rigMeasures,       // centre of mass, kinetic energy, end speeds, target errors

@@ -259,6 +259,53 @@ export interface ExpectBlock {
   compare?: ExpectCompare[];
 }
 
+/** How a marker ties its bones to the clip: kinematically (exactly the clip), by springs, or not at all. */
+export type MarkerMode = 'follow' | 'drive' | 'free';
+
+/**
+ * A marker of a capture (physics on top of motion): a group of bones tied to the clip. 'world':
+ * each bone's head (or the point `at` along it) follows the clip's point in the world through a
+ * control spring; 'pose': each bone's joint is driven toward the clip's rotation relative to its
+ * parent (a pose-space drive; the root's drive holds it in the world).
+ */
+export interface CaptureMarkerDescription {
+  name: string;
+  bones: string[];
+  kind: 'world' | 'pose';
+  /** Default 'drive'. */
+  mode?: MarkerMode;
+  /** Multiplier of the capture's stiffness (default 1). */
+  stiffness?: number;
+  /** Multiplier of the capture's damping (default 1). */
+  damping?: number;
+  /** World markers: where on the bone, 0 = head, 1 = tail (default 0). */
+  at?: number;
+}
+
+/** A marker's mode changed at a step (the capture's script). */
+export interface CaptureEvent {
+  step: number;
+  marker: string;
+  mode: MarkerMode;
+}
+
+/**
+ * A scene's capture block: the clip that plays on the rig and the markers that tie the rig to
+ * it (src/capture). The clip is a BVH or physik recording, inline (`text`) or a file path
+ * relative to the scene file (`file`, read by the Node loader into `text`).
+ */
+export interface CaptureDescription {
+  clip: { file?: string; text?: string; format?: 'bvh' | 'recording' };
+  /** Rig-wide stiffness S (1/s²): drives S × inertia, world markers S × the rig's mass (default 2500). */
+  stiffness?: number;
+  /** Damping ratio ζ of drives and markers (default 1). */
+  dampingRatio?: number;
+  /** Clip time (s) the scene's step 0 plays (default 0). */
+  start?: number;
+  markers: CaptureMarkerDescription[];
+  script?: CaptureEvent[];
+}
+
 export interface Scene {
   name: string;
   description?: string;
@@ -270,5 +317,7 @@ export interface Scene {
   /** Bones whose path length is summed into the 'secondaryMotion' metric. */
   secondaryBones?: string[];
   crowd?: CrowdDescription;
+  /** A clip the rig plays with markers tied to it (physics on top of motion). */
+  capture?: CaptureDescription;
   expect?: ExpectBlock;
 }

@@ -1,0 +1,373 @@
+/**
+ * An animation clip as the capture reads it: a skeleton of joints (names, parents) and, per
+ * frame, every joint's world position and world rotation in the file's own axes and units,
+ * beside the rest pose. Three sources:
+ *
+ * - BVH: the MOTION section (one frame per line, the file's frame time). A joint's local
+ *   rotation is the product of its rotation channels in the order the file lists them (as
+ *   three.js's BVHLoader and every BVH writer read them); position channels are added to the
+ *   OFFSET (BVHLoader's reading). The rest pose is the HIERARCHY's: offsets, no rotation.
+ * - glTF / GLB: one of its animations (by name, or the first), played on the node hierarchy by
+ *   three.js (its interpolants: LINEAR, STEP and CUBICSPLINE as the file says) and sampled at a
+ *   frame rate from the keys: the reciprocal of the shortest key interval, rounded, at most
+ *   MAX_GLTF_FPS. The rest pose is the nodes' own transforms.
+ * - A physik recording of a rig (JSON or in memory): its bones' heads and world rotations.
+ *
+ * Each source also says which rig bone carries each joint when it comes with the importer's
+ * mapping (`bone`), so the clip binds to the rig the importer made from the same file.
+ * Limits: a glTF's morph-target weights and a node's non-uniform scale are not motion here
+ * (positions still follow from the full transforms).
+ */
+import { AnimationClip, Quaternion, Vector3, type Object3D } from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { parseBvh, importBvh, type BvhChannelName } from '../io/bvhImport';
+import { importGltf, readGltfJson } from '../io/gltfImport';
+import { ImportError } from '../io/skeleton';
+import type { Recording } from '../io/recording';
+
+export interface SourceJoint {
+  name: string;
+  /** Index of the parent joint (always smaller: parents come first), -1 for the root. */
+  parent: number;
+  /** The rig bone carrying this joint, when the importer's mapping is known. */
+  bone?: string;
+}
+
+export interface SourceMotion {
+  /** Clip name (the file's base name, or the glTF animation's name). */
+  name: string;
+  joints: SourceJoint[];
+  fps: number;
+  frameCount: number;
+  /** World position of every joint: frameCount × joints × 3 (file axes and units). */
+  positions: Float64Array;
+  /** World rotation of every joint, x, y, z, w: frameCount × joints × 4. */
+  rotations: Float64Array;
+  restPositions: Float64Array;
+  restRotations: Float64Array;
+  /** What a user should know about the reading (resampling, skipped channels). */
+  notes: string[];
+}
+
+/** Highest frame rate a glTF animation is sampled at. */
+export const MAX_GLTF_FPS = 240;
+/** Most frames a clip may have (a 10-minute take at 240 Hz). */
+export const MAX_CLIP_FRAMES = 144_000;
+
+const DEG = Math.PI / 180;
+
+function emptyMotion(name: string, joints: SourceJoint[], fps: number, frameCount: number): SourceMotion {
+  const n = joints.length;
+  return {
+    name, joints, fps, frameCount,
+    positions: new Float64Array(frameCount * n * 3),
+    rotations: new Float64Array(frameCount * n * 4),
+    restPositions: new Float64Array(n * 3),
+    restRotations: new Float64Array(n * 4),
+    notes: [],
+  };
+}
+
+/** out[o] = a ⊗ b (quaternions x, y, z, w). */
+function mul(out: Float64Array, o: number, a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
+  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** out[o] = q · v (rotate), v given as three numbers. */
+function rotate(out: Float64Array, o: number, q: ArrayLike<number>, qo: number, vx: number, vy: number, vz: number): void {
+  const x = q[qo]!, y = q[qo + 1]!, z = q[qo + 2]!, w = q[qo + 3]!;
+  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
+  out[o] = vx + w * tx + (y * tz - z * ty);
+  out[o + 1] = vy + w * ty + (z * tx - x * tz);
+  out[o + 2] = vz + w * tz + (x * ty - y * tx);
+}
+
+/**
+ * A BVH file's motion. The joints carry the rig names and bones `importBvh` gives the same
+ * text, so the clip binds to the rig imported from it. Throws ImportError (file and line) on a
+ * malformed file or one without MOTION.
+ */
+export function motionFromBvh(text: string, file?: string): SourceMotion {
+  const parsed = parseBvh(text, file);
+  const imported = importBvh(text, file, { motion: false });
+  const motion = parsed.motion;
+  if (!motion || motion.frames.length === 0) throw new ImportError(file, 'no MOTION frames: nothing to capture');
+  if (!(motion.frameTime > 0)) throw new ImportError(file, `Frame Time ${motion.frameTime}: expected a positive number of seconds`);
+  if (motion.frames.length > MAX_CLIP_FRAMES) throw new ImportError(file, `${motion.frames.length} frames: more than the ${MAX_CLIP_FRAMES} a clip may have`);
+  const J = parsed.joints;
+  const n = J.length;
+  const joints: SourceJoint[] = J.map((j, i) => ({ name: imported.joints[i]!.name, parent: j.parent, bone: imported.joints[i]!.bone }));
+  const F = motion.frames.length;
+  const out = emptyMotion(imported.scene.rig.name, joints, 1 / motion.frameTime, F);
+  for (let i = 0; i < n; i++) {
+    const p = J[i]!.position;
+    out.restPositions[i * 3] = p[0]; out.restPositions[i * 3 + 1] = p[1]; out.restPositions[i * 3 + 2] = p[2];
+    out.restRotations[i * 4 + 3] = 1;
+  }
+  // per joint: where its channels start in a frame
+  const first = new Int32Array(n);
+  for (let i = 0, c = 0; i < n; i++) { first[i] = c; c += J[i]!.channels.length; }
+  const local = new Float64Array(4), axis = new Float64Array(4);
+  for (let f = 0; f < F; f++) {
+    const values = motion.frames[f]!;
+    for (let i = 0; i < n; i++) {
+      const j = J[i]!;
+      let tx = j.offset[0], ty = j.offset[1], tz = j.offset[2];
+      local[0] = 0; local[1] = 0; local[2] = 0; local[3] = 1;
+      for (let c = 0; c < j.channels.length; c++) {
+        const v = values[first[i]! + c]!;
+        const ch: BvhChannelName = j.channels[c]!;
+        if (ch === 'Xposition') tx += v;
+        else if (ch === 'Yposition') ty += v;
+        else if (ch === 'Zposition') tz += v;
+        else {
+          const h = 0.5 * v * DEG, s = Math.sin(h);
+          axis[0] = ch === 'Xrotation' ? s : 0; axis[1] = ch === 'Yrotation' ? s : 0; axis[2] = ch === 'Zrotation' ? s : 0; axis[3] = Math.cos(h);
+          mul(local, 0, local, 0, axis, 0);
+        }
+      }
+      const q = (f * n + i) * 4, o = (f * n + i) * 3;
+      if (j.parent < 0) {
+        out.rotations.set(local, q);
+        out.positions[o] = tx; out.positions[o + 1] = ty; out.positions[o + 2] = tz;
+      } else {
+        const pq = (f * n + j.parent) * 4, po = (f * n + j.parent) * 3;
+        mul(out.rotations, q, out.rotations, pq, local, 0);
+        rotate(out.positions, o, out.rotations, pq, tx, ty, tz);
+        out.positions[o] += out.positions[po]!; out.positions[o + 1] += out.positions[po + 1]!; out.positions[o + 2] += out.positions[po + 2]!;
+      }
+    }
+  }
+  return out;
+}
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Bytes → base64 (Node's Buffer or the browser's btoa). */
+function base64(bytes: Uint8Array): string {
+  const B = (globalThis as { Buffer?: { from(b: Uint8Array): { toString(enc: string): string } } }).Buffer;
+  if (B) return B.from(bytes).toString('base64');
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/** A GLB's BIN chunk (undefined when it has none). */
+function glbBinary(bytes: Uint8Array): Uint8Array | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < 20 || view.getUint32(0, true) !== 0x46546c67) return undefined;
+  let at = 12;
+  while (at + 8 <= bytes.byteLength) {
+    const length = view.getUint32(at, true), type = view.getUint32(at + 4, true);
+    if (type === 0x004e4942) return bytes.subarray(at + 8, Math.min(bytes.byteLength, at + 8 + length));
+    at += 8 + length + ((4 - (length % 4)) % 4);
+  }
+  return undefined;
+}
+
+export interface GltfMotionOptions {
+  /** The animation to take, by name (default: the first). */
+  clip?: string;
+  /** Which skin's joints (default 0), as importGltf takes them. */
+  skin?: number;
+  /** Reads a buffer a .gltf names by relative URI (external .bin files); without it only embedded buffers. */
+  readResource?: (uri: string) => Uint8Array;
+}
+
+/**
+ * One animation of a glTF or GLB, sampled on the joints `importGltf` takes from the same file
+ * (their rig names and bones). Throws ImportError when the file has no animation, no animation
+ * of that name (the message lists those it has), or a buffer it cannot read.
+ */
+export async function motionFromGltf(data: ArrayBuffer | Uint8Array | string, file?: string, options: GltfMotionOptions = {}): Promise<SourceMotion> {
+  const fail = (msg: string): never => {
+    throw new ImportError(file, msg);
+  };
+  const json = readGltfJson(data, file);
+  const animations = Array.isArray(json.animations) ? (json.animations as unknown[]) : [];
+  if (animations.length === 0) fail('no animations: nothing to capture');
+  const names = animations.map((a, i) => (isObj(a) && typeof a.name === 'string' && a.name ? a.name : `animation${i}`));
+  const which = options.clip === undefined ? 0 : names.indexOf(options.clip);
+  if (which < 0) fail(`no animation named "${options.clip}" (the file has: ${names.map((n) => `"${n}"`).join(', ')})`);
+  const imported = await importGltf(data, file, { skin: options.skin });
+
+  // only what the motion needs: nodes (transforms), the chosen animation and its buffers; no
+  // meshes, materials or images (three.js would try to decode textures)
+  const bytes = typeof data === 'string' ? undefined : data instanceof Uint8Array ? data : new Uint8Array(data);
+  const buffers = (Array.isArray(json.buffers) ? json.buffers : []).map((b, i) => {
+    const uri = isObj(b) ? b.uri : undefined;
+    if (typeof uri !== 'string') {
+      const bin = bytes ? glbBinary(bytes) : undefined;
+      if (!bin) fail(`buffer ${i} has no uri and the file has no GLB binary chunk`);
+      return { byteLength: (b as Json).byteLength, uri: `data:application/octet-stream;base64,${base64(bin!)}` };
+    }
+    if (uri.startsWith('data:')) return { byteLength: (b as Json).byteLength, uri };
+    if (!options.readResource) fail(`buffer ${i} is the external file "${uri}": pass the .gltf's folder's files (or a .glb)`);
+    let read: Uint8Array;
+    try {
+      read = options.readResource!(uri);
+    } catch (e) {
+      return fail(`buffer ${i} "${uri}": ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return { byteLength: (b as Json).byteLength, uri: `data:application/octet-stream;base64,${base64(read)}` };
+  });
+  const nodes = (json.nodes as Json[]).map((nd) => {
+    const out: Json = {};
+    for (const k of ['name', 'children', 'matrix', 'translation', 'rotation', 'scale']) if (nd[k] !== undefined) out[k] = nd[k];
+    return out;
+  });
+  const parentOf = new Int32Array(nodes.length).fill(-1);
+  nodes.forEach((nd, i) => ((nd.children as number[] | undefined) ?? []).forEach((c) => (parentOf[c] = i)));
+  const tops = nodes.map((_, i) => i).filter((i) => parentOf[i] === -1);
+  const anim = animations[which] as Json;
+  const reduced = {
+    asset: { version: '2.0' },
+    scene: 0,
+    scenes: [{ nodes: tops }],
+    nodes,
+    animations: [anim],
+    accessors: json.accessors,
+    bufferViews: json.bufferViews,
+    buffers,
+  };
+  const gltf = await new Promise<{ scene: Object3D; animations: AnimationClip[]; parser: { associations: Map<Object3D, { nodes?: number }> } }>((resolve, reject) => {
+    try {
+      new GLTFLoader().parse(JSON.stringify(reduced), '', resolve as never, (e: unknown) => reject(e));
+    } catch (e) {
+      reject(e);
+    }
+  }).catch((e: unknown) => fail(`three.js could not read animation "${names[which]}": ${e instanceof Error ? e.message : String(e)}`));
+  const clip = gltf.animations[0];
+  if (!clip || clip.tracks.length === 0) return fail(`animation "${names[which]}" has no tracks three.js can play`);
+  const byNode = new Map<number, Object3D>();
+  gltf.scene.traverse((o) => {
+    const idx = gltf.parser.associations.get(o)?.nodes;
+    if (idx !== undefined && !byNode.has(idx)) byNode.set(idx, o);
+  });
+
+  // frame rate from the shortest key interval
+  let shortest = Infinity, duration = 0;
+  for (const track of clip.tracks) {
+    const t = track.times;
+    for (let k = 1; k < t.length; k++) if (t[k]! - t[k - 1]! > 1e-6) shortest = Math.min(shortest, t[k]! - t[k - 1]!);
+    if (t.length) duration = Math.max(duration, t[t.length - 1]!);
+  }
+  let fps = Number.isFinite(shortest) ? Math.round(1 / shortest) : 30;
+  const notes: string[] = [];
+  if (fps > MAX_GLTF_FPS) { notes.push(`keys ${shortest.toPrecision(3)} s apart: sampled at ${MAX_GLTF_FPS} fps`); fps = MAX_GLTF_FPS; }
+  if (fps < 1) fps = 1;
+  const F = Math.max(1, Math.round(duration * fps) + 1);
+  if (F > MAX_CLIP_FRAMES) fail(`animation "${names[which]}" is ${duration.toFixed(1)} s at ${fps} fps: more than the ${MAX_CLIP_FRAMES} frames a clip may have`);
+
+  // the joints in parent-first order
+  const nodeOfJoint = imported.joints.map((j) => j.node);
+  const jointOfNode = new Map(nodeOfJoint.map((nd, k) => [nd, k]));
+  const order: number[] = [];
+  const placed = new Uint8Array(nodeOfJoint.length);
+  const depth = (k: number) => { let d = 0; for (let a = parentOf[nodeOfJoint[k]!]!; a >= 0; a = parentOf[a]!) d++; return d; };
+  const depths = nodeOfJoint.map((_, k) => depth(k));
+  nodeOfJoint.map((_, k) => k).sort((a, b) => depths[a]! - depths[b]! || a - b).forEach((k) => { order.push(k); placed[k] = 1; });
+  const position = new Map(order.map((k, i) => [k, i]));
+  const joints: SourceJoint[] = order.map((k) => {
+    let a = parentOf[nodeOfJoint[k]!]!;
+    while (a >= 0 && !jointOfNode.has(a)) a = parentOf[a]!;
+    return { name: imported.joints[k]!.name, bone: imported.joints[k]!.bone, parent: a < 0 ? -1 : position.get(jointOfNode.get(a)!)! };
+  });
+  if (joints.filter((j) => j.parent < 0).length !== 1) fail('the skin\'s joints form more than one hierarchy');
+  const objects = order.map((k) => byNode.get(nodeOfJoint[k]!));
+  if (objects.some((o) => !o)) fail('three.js did not build every joint node');
+  const out = emptyMotion(names[which]!, joints, fps, F);
+  out.notes.push(...notes);
+  const n = joints.length;
+  const v = new Vector3(), q = new Quaternion();
+  const read = (pos: Float64Array, rot: Float64Array, base: number) => {
+    gltf.scene.updateMatrixWorld(true);
+    for (let i = 0; i < n; i++) {
+      objects[i]!.getWorldPosition(v);
+      objects[i]!.getWorldQuaternion(q);
+      pos[(base + i) * 3] = v.x; pos[(base + i) * 3 + 1] = v.y; pos[(base + i) * 3 + 2] = v.z;
+      rot[(base + i) * 4] = q.x; rot[(base + i) * 4 + 1] = q.y; rot[(base + i) * 4 + 2] = q.z; rot[(base + i) * 4 + 3] = q.w;
+    }
+  };
+  read(out.restPositions, out.restRotations, 0);
+  // every track's target and interpolant
+  const bindings = clip.tracks.map((track) => {
+    const dot = track.name.lastIndexOf('.');
+    const nodeName = track.name.slice(0, dot), property = track.name.slice(dot + 1);
+    const target = gltf.scene.getObjectByName(nodeName) ?? gltf.scene.getObjectByProperty('uuid', nodeName);
+    // (three.js's types leave out KeyframeTrack.createInterpolant, which every track has)
+    const interpolant = (track as unknown as { createInterpolant(): { evaluate(t: number): ArrayLike<number> } }).createInterpolant();
+    return { target, property, interpolant };
+  });
+  const skipped = bindings.filter((b) => !b.target || !['position', 'quaternion', 'scale'].includes(b.property)).length;
+  if (skipped) out.notes.push(`${skipped} track(s) skipped (morph weights, or no node to play on)`);
+  for (let f = 0; f < F; f++) {
+    const t = Math.min(duration, f / fps);
+    for (const b of bindings) {
+      if (!b.target) continue;
+      const r = b.interpolant.evaluate(t) as ArrayLike<number>;
+      if (b.property === 'position') b.target.position.set(r[0]!, r[1]!, r[2]!);
+      else if (b.property === 'quaternion') b.target.quaternion.set(r[0]!, r[1]!, r[2]!, r[3]!).normalize();
+      else if (b.property === 'scale') b.target.scale.set(r[0]!, r[1]!, r[2]!);
+    }
+    read(out.positions, out.rotations, f * n);
+  }
+  return out;
+}
+
+/** Largest turn (radians) of any joint from frame a to frame b. */
+function largestTurn(m: SourceMotion, a: number, b: number): number {
+  const n = m.joints.length, R = m.rotations;
+  let worst = 0;
+  for (let j = 0; j < n; j++) {
+    const p = (a * n + j) * 4, q = (b * n + j) * 4;
+    const d = Math.abs(R[p]! * R[q]! + R[p + 1]! * R[q + 1]! + R[p + 2]! * R[q + 2]! + R[p + 3]! * R[q + 3]!);
+    worst = Math.max(worst, 2 * Math.acos(Math.min(1, d)));
+  }
+  return worst;
+}
+
+/**
+ * Many motion-capture files (the CMU conversions among them) start with a reference pose, not a
+ * frame of the take: frame 0 is the skeleton at rest and frame 1 the first pose, a jump no
+ * performer makes in a frame. Played, the jump is a turn of tens of degrees in one step (an
+ * angular velocity of hundreds of rad/s to start from). When frame 0 → 1 turns some joint more
+ * than 10° and more than 8 times the largest turn between any two later frames, frame 0 is
+ * dropped (said in `notes`). Returns the motion (a new one when a frame was dropped).
+ */
+export function dropReferenceFrame(m: SourceMotion): SourceMotion {
+  if (m.frameCount < 3) return m;
+  const first = largestTurn(m, 0, 1);
+  let later = 0;
+  for (let f = 1; f + 1 < m.frameCount; f++) later = Math.max(later, largestTurn(m, f, f + 1));
+  if (!(first > 10 * DEG && first > 8 * later)) return m;
+  const n = m.joints.length, F = m.frameCount - 1;
+  return {
+    ...m,
+    frameCount: F,
+    positions: m.positions.slice(n * 3),
+    rotations: m.rotations.slice(n * 4),
+    notes: [...m.notes, `frame 0 is a reference pose (a joint turns ${(first / DEG).toFixed(1)}° to frame 1, at most ${(later / DEG).toFixed(1)}° between later frames): captured from frame 1`],
+  };
+}
+
+/** A physik recording as a clip: its bones are the joints, carried by the bones of the same name. */
+export function motionFromRecording(rec: Recording): SourceMotion {
+  if (rec.frameCount < 1) throw new Error(`recording of "${rec.rig}": no frames to capture`);
+  const joints: SourceJoint[] = rec.bones.map((b) => ({ name: b.name, parent: b.parent, bone: b.name }));
+  const n = joints.length, F = rec.frameCount;
+  const out = emptyMotion(rec.rig, joints, rec.fps, F);
+  out.positions.set(rec.heads.subarray(0, F * n * 3));
+  out.rotations.set(rec.rotations.subarray(0, F * n * 4));
+  rec.bones.forEach((b, i) => {
+    out.restPositions.set(b.restHead, i * 3);
+    out.restRotations.set(b.restWorld, i * 4);
+  });
+  return out;
+}
