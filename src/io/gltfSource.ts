@@ -4,20 +4,11 @@
  * the binary chunk) plus one new animation, the recording, whose channels target the source's
  * own joint nodes. Blender, game engines and three.js play it on the character's own mesh.
  *
- * The mapping, exactly. The import (gltfImport.ts) keeps one bone per skin joint, its head at
- * the joint and a child's head where the file has it, so a recorded pose places every joint
- * where the simulation had it. For bone i at frame f, with R its recorded world rotation and
- * R₀ its rest world rotation, D = R·R₀⁻¹ is how far it turned from rest; the joint's node turns
- * the same: its world rotation becomes D·Q₀ (Q₀ the node's rest world rotation). The node's
- * rotation track holds that relative to its parent node, whose world rotation is D_a·Q₀ₚ (a
- * the nearest joint above, Q₀ₚ the parent's rest world rotation: nodes between two joints
- * turn with the joint above them), so
- *
- *     local(f) = Q₀ₚ⁻¹ · D_a⁻¹ · D · Q₀
- *
- * and the root joint's translation track holds the recorded root head, brought into its
- * parent node's frame. Other joints keep their rest translation and scale (joints stay where
- * the file has them relative to their parents, as in the simulation), so skinned vertices
+ * The mapping (sourcePose.ts, which the view's skinned character shares): the import keeps one
+ * bone per skin joint with every joint where the file has it, so bone i turned from rest by
+ * D = R·R₀⁻¹ turns its joint node the same way; each node's rotation track holds that
+ * relative to its parent node, and the root joint's translation track the recorded root head in
+ * its parent's frame. Other joints keep their rest translation and scale, so skinned vertices
  * follow the recorded pose.
  *
  * The file: accessors (float32 times, VEC4 rotations, VEC3 translation) in new buffer views
@@ -30,9 +21,9 @@
  * matrices, so a joint under a non-uniform scale that shears gets the nearest rotation; a
  * recording's bones must be the imported rig's (the names of `importGltf`'s joints).
  */
-import { Matrix4, Quaternion, Vector3 } from 'three';
 import { importGltf, readGltfJson, type GltfImport, type GltfImportOptions } from './gltfImport';
 import { ImportError } from './skeleton';
+import { createSourcePoser } from './sourcePose';
 import { assertExportable } from './bvhExport';
 import type { Recording } from './recording';
 
@@ -57,12 +48,9 @@ export interface SourceGlbOptions {
 }
 
 type Json = Record<string, unknown>;
-type Q = [number, number, number, number];
 const GLB_MAGIC = 0x46546c67;
 const CHUNK_JSON = 0x4e4f534a;
 const CHUNK_BIN = 0x004e4942;
-/** The import's Z-up to Y-up rotation, (x, y, z) → (x, z, −y). */
-const UP: Q = [-Math.SQRT1_2, 0, 0, Math.SQRT1_2];
 
 /** The source's JSON and binary chunk (empty when it has none). */
 function splitGlb(bytes: Uint8Array, file: string | undefined): { json: Json; bin: Uint8Array } {
@@ -84,23 +72,6 @@ function splitGlb(bytes: Uint8Array, file: string | undefined): { json: Json; bi
   return { json, bin };
 }
 
-/** Each node's local matrix from its `matrix` or TRS. */
-function localMatrix(node: Json, out: Matrix4): Matrix4 {
-  if (Array.isArray(node.matrix)) return out.fromArray(node.matrix as number[]);
-  const t = (node.translation as number[] | undefined) ?? [0, 0, 0];
-  const r = (node.rotation as number[] | undefined) ?? [0, 0, 0, 1];
-  const s = (node.scale as number[] | undefined) ?? [1, 1, 1];
-  return out.compose(new Vector3().fromArray(t), new Quaternion().fromArray(r).normalize(), new Vector3().fromArray(s));
-}
-
-const qmul = (a: Q, b: Q): Q => [
-  a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-  a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-  a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-];
-const conj = (a: Q): Q => [-a[0], -a[1], -a[2], a[3]];
-
 /** The source .glb with the recording added as a new animation on its own joint nodes. */
 export async function recordingToSourceGlb(source: ArrayBuffer | Uint8Array, rec: Recording, options: SourceGlbOptions = {}): Promise<ArrayBuffer> {
   assertExportable(rec);
@@ -109,81 +80,25 @@ export async function recordingToSourceGlb(source: ArrayBuffer | Uint8Array, rec
   const { json, bin } = splitGlb(bytes, file);
   const imported = options.joints ? undefined : await importGltf(bytes, file, options.importOptions ?? {});
   const joints = options.joints ?? imported!.joints;
-  const nodes = (json.nodes ?? []) as Json[];
-  const nodeOf = new Map(joints.map((j) => [j.name, j.node]));
-  const boneNode = rec.bones.map((b) => {
-    const node = nodeOf.get(b.name);
-    if (node === undefined) {
-      throw new Error(`recording of "${rec.rig}": bone "${b.name}" is not a joint of the source file${file ? ` ${file}` : ''} (its joints: ${joints.slice(0, 8).map((j) => j.name).join(', ')}${joints.length > 8 ? ', ...' : ''})`);
-    }
-    return node;
-  });
-  const scale = options.importOptions?.scale ?? 1;
-  const zUp = options.importOptions?.up === 'z';
-
-  // rest world matrices of every node, parents first (no recursion)
-  const parent = new Int32Array(nodes.length).fill(-1);
-  nodes.forEach((n, i) => { for (const c of (n.children as number[] | undefined) ?? []) parent[c] = i; });
-  const world: (Matrix4 | undefined)[] = new Array(nodes.length);
-  const worldOf = (i: number): Matrix4 => {
-    const chain: number[] = [];
-    for (let c = i; c >= 0 && !world[c]; c = parent[c]!) chain.push(c);
-    for (let k = chain.length - 1; k >= 0; k--) {
-      const c = chain[k]!;
-      const m = localMatrix(nodes[c]!, new Matrix4());
-      world[c] = parent[c]! >= 0 ? new Matrix4().multiplyMatrices(world[parent[c]!]!, m) : m;
-    }
-    return world[i]!;
-  };
-  const rot = (m: Matrix4): Q => {
-    const t = new Vector3(), q = new Quaternion(), s = new Vector3();
-    m.decompose(t, q, s);
-    return [q.x, q.y, q.z, q.w];
-  };
+  const poser = createSourcePoser(json, joints, rec.bones, { scale: options.importOptions?.scale, up: options.importOptions?.up === 'z' ? 'z' : 'y', what: `recording of "${rec.rig}"`, file });
+  const boneNode = Array.from(poser.nodes);
+  const rootBone = poser.rootBone;
   const n = rec.bones.length;
-  const isJoint = new Map(boneNode.map((node, i) => [node, i]));
-  // per bone: its node's rest world rotation, its parent node's, and the nearest joint above
-  const q0 = boneNode.map((node) => rot(worldOf(node)));
-  const q0p = boneNode.map((node) => (parent[node]! >= 0 ? rot(worldOf(parent[node]!)) : ([0, 0, 0, 1] as Q)));
-  const above = boneNode.map((node) => {
-    for (let a = parent[node]!; a >= 0; a = parent[a]!) { const i = isJoint.get(a); if (i !== undefined) return i; }
-    return -1;
-  });
-  const rootBone = rec.bones.findIndex((b) => b.parent < 0);
-  const rootParentInv = parent[boneNode[rootBone]!]! >= 0 ? worldOf(parent[boneNode[rootBone]!]!).clone().invert() : new Matrix4();
-
   const frames = rec.frameCount;
   const times = new Float32Array(frames);
   for (let f = 0; f < frames; f++) times[f] = f / rec.fps;
   const rotations = boneNode.map(() => new Float32Array(frames * 4));
   const translation = new Float32Array(frames * 3);
-  const delta: Q[] = new Array(n);
-  const v = new Vector3();
+  const local = new Float64Array(n * 4), t = new Float64Array(3);
   for (let f = 0; f < frames; f++) {
+    poser.pose(rec.rotations.subarray(f * n * 4, (f + 1) * n * 4), rec.heads.subarray((f * n + rootBone) * 3, (f * n + rootBone) * 3 + 3), local, t);
     for (let i = 0; i < n; i++) {
-      const c = (f * n + i) * 4;
-      const r: Q = [rec.rotations[c]!, rec.rotations[c + 1]!, rec.rotations[c + 2]!, rec.rotations[c + 3]!];
-      const d = qmul(r, conj(rec.bones[i]!.restWorld as Q));
-      // a turn in the rig's Y-up axes, in the file's Z-up ones
-      delta[i] = zUp ? qmul(conj(UP), qmul(d, UP)) : d;
+      const out = rotations[i]!, o = f * 4;
+      // signs continuous between keys, so a player's slerp takes the short way
+      const flip = f > 0 && local[i * 4]! * out[o - 4]! + local[i * 4 + 1]! * out[o - 3]! + local[i * 4 + 2]! * out[o - 2]! + local[i * 4 + 3]! * out[o - 1]! < 0 ? -1 : 1;
+      for (let k = 0; k < 4; k++) out[o + k] = flip * local[i * 4 + k]!;
     }
-    for (let i = 0; i < n; i++) {
-      const a = above[i]!;
-      const turn = a >= 0 ? qmul(conj(delta[a]!), delta[i]!) : delta[i]!;
-      const local = qmul(conj(q0p[i]!), qmul(turn, q0[i]!));
-      const l = Math.hypot(...local);
-      const out = rotations[i]!;
-      const o = f * 4;
-      let sign = 1 / l;
-      if (f > 0 && local[0] * out[o - 4]! + local[1] * out[o - 3]! + local[2] * out[o - 2]! + local[3] * out[o - 1]! < 0) sign = -sign;
-      for (let k = 0; k < 4; k++) out[o + k] = local[k]! * sign;
-    }
-    const h = (f * n + rootBone) * 3;
-    // the rig's head back in the file's axes and units, then in the root's parent frame
-    let x = rec.heads[h]! / scale, y = rec.heads[h + 1]! / scale, z = rec.heads[h + 2]! / scale;
-    if (zUp) [y, z] = [-z, y];
-    v.set(x, y, z).applyMatrix4(rootParentInv);
-    translation.set([v.x, v.y, v.z], f * 3);
+    translation.set(t, f * 3);
   }
 
   // the new binary data after the source's, each block 4-byte aligned
