@@ -151,7 +151,7 @@ export function bindClip(world: PhysikWorld, rig: number, source: SourceMotion):
   if (fit.residual > 0.01 * height) {
     throw new Error(`clip "${source.name}" does not fit rig "${record.name}": joint "${names[fit.worst]}" sits ${(fit.residual / height * 100).toPrecision(3)}% of the rig's height from its bone's head at rest (at most 1%): the clip is of another skeleton`);
   }
-  if (fit.s !== 1) notes.push(`clip scaled by ${Number(fit.s.toPrecision(6))} to the rig's units`);
+  if (Math.abs(fit.s - 1) > 1e-9) notes.push(`clip scaled by ${Number(fit.s.toPrecision(6))} to the rig's units`);
   if (fit.up === 'z') notes.push('clip turned from Z-up to Y-up');
 
   // the track

@@ -11,6 +11,8 @@
  *   physik crosscheck <scene.json> [--json] [--steps N] [--joints impulse|multibody] [--dynamics]
  *                                                                   PhysIK against a Rapier mirror (crosscheck.ts)
  *   physik crosscheck --dynamics [--json]                          undamped swings against Rapier multibody joints
+ *   physik capture <rig.glb|.gltf|.bvh> [--clip NAME] [--markers A,B,…] [--drive A,B,…|all]
+ *          [--stiffness S] [--damping-ratio Z] --out <file.glb|.bvh|.json>   physics on top of a clip (capture.ts)
  * run, compare, validate, record and crosscheck also take --allow-large (bounds.ts's limits, tenfold).
  * Errors are printed as messages naming the file and the JSON path, never as a bare stack.
  * Exit codes: 0 done (and every checked expect block met), 1 a bad or unreadable file, a file
@@ -102,7 +104,7 @@ export function parseArgs(argv: string[]): Parsed {
   const [command, ...rest] = argv;
   if (!command) throw new UsageError(usageLines());
   const spec = commandSpec(command);
-  if (!spec || command === 'crosscheck') throw new UsageError(`unknown command "${command}"\n${usageLines()}`);
+  if (!spec || command === 'crosscheck' || command === 'capture') throw new UsageError(`unknown command "${command}"\n${usageLines()}`);
   const { values, positionals } = readOptions(spec, rest);
   const text = (name: string) => values.get(name) as string | undefined;
   const got = (v: string | undefined) => (v === undefined ? 'nothing' : `"${v}"`);
@@ -294,6 +296,7 @@ export async function main(argv: string[], out: (s: string) => void = stdoutLine
   const asked = argv[0] ? commandSpec(argv[0]) : undefined;
   if (asked && argv.slice(1).some((a) => a === '--help' || a === '-h')) { out(commandHelp(asked)); return 0; }
   if (argv[0] === 'crosscheck') return crosscheckCommand(argv.slice(1), out, err);
+  if (argv[0] === 'capture') return (await import('./capture')).captureCommand(argv.slice(1), out, err);
   try {
     const args = parseArgs(argv);
     if (args.out) refuseOverwritingInput(args.command, args.out, args.files);

@@ -70,6 +70,18 @@ export const commandSpecs: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'capture', args: '<rig.glb|.gltf|.bvh> --out <file.glb|.bvh|.json>', summary: "physics on top of motion: the file's clip drives markers, PhysIK moves the rest, recorded",
+    details: 'World markers at the heads of the --markers bones follow the clip; --drive joints are driven toward its\nrotations; the other joints are free. Written at the clip\'s frame rate: onto the source skeleton for a\n.bvh from a .bvh and a .glb from a .glb. Prints each marker\'s stray from the clip and the time taken.',
+    options: [
+      { name: 'out', value: 'FILE', description: 'the file to write (.glb, .bvh or .json, by extension; written whole or not at all)' },
+      { name: 'clip', value: 'NAME', description: "the glTF animation to capture", default: 'the first' },
+      { name: 'markers', value: 'A,B,…', description: 'bones whose heads follow the clip in the world (world markers)' },
+      { name: 'drive', value: 'A,B,…|all', description: "joints driven toward the clip's rotations (pose-space drives)" },
+      { name: 'stiffness', value: 'S', description: 'stiffness of markers and drives, 1/s² (S × the rig mass, or × the inertia a joint turns)', default: '10000' },
+      { name: 'damping-ratio', value: 'Z', description: 'damping of markers and drives as a ratio of critical', default: '1' },
+    ],
+  },
+  {
     name: 'crosscheck', args: '<scene.json> | --dynamics', summary: 'PhysIK against a Rapier mirror of the rig: tip distances, rest, time per step',
     details: 'Needs the optional package @dimforge/rapier3d-compat. --dynamics without a scene runs the\nundamped swings against Rapier multibody joints alone.',
     options: [
