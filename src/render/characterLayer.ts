@@ -1,0 +1,146 @@
+/**
+ * An imported character drawn as itself (browser only): the source glTF's meshes, skins,
+ * materials and textures, loaded with three.js's GLTFLoader, with its skinned meshes bound to
+ * the file's own joint nodes, and those nodes turned every frame by the rig's PhysIK pose
+ * (src/io/sourcePose.ts: the same map the export onto the source file writes, so what is
+ * seen is what is exported). Joins the view through `view.addLayer`.
+ *
+ * Per frame: the rig's bone rotations and root head are read into a preallocated buffer, the
+ * poser writes each joint node's local rotation (and the root's translation), and three.js
+ * skins the meshes when it renders. No allocation per frame.
+ *
+ * Skinned meshes are never frustum-culled (their bounds are the rest pose's; a posed limb may
+ * leave them). The file's own animations are not played.
+ *
+ * Limits: glTF only (a BVH has no mesh: its rig is drawn as bones); the rig must be the one
+ * imported from the file (bones named as the import named the joints).
+ */
+import { Box3, type Material, type Mesh, type Object3D, type Texture, Vector3 } from 'three';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import type { PhysikWorld } from '../core';
+import { findRig } from '../world/world';
+import { readGltfJson } from '../io/gltfImport';
+import { createSourcePoser, type SourcePoser } from '../io/sourcePose';
+import { growBounds, type Bounds } from './shapes';
+import type { ViewLayer } from './view';
+
+export interface CharacterSource {
+  /** The .glb's bytes (or a .gltf's text with embedded buffers). */
+  data: ArrayBuffer | string;
+  /** The import's joints: name and node (`GltfImport.joints`). */
+  joints: readonly { name: string; node: number }[];
+  /** The import's scale and up axis, when not the defaults. */
+  scale?: number;
+  up?: 'y' | 'z';
+  file?: string;
+}
+
+export interface CharacterLayer extends ViewLayer {
+  /** The loaded file's scene (added to the view's scene). */
+  readonly root: Object3D;
+  /** Meshes drawn (skinned and not) and of those skinned. */
+  readonly meshes: number;
+  readonly skinnedMeshes: number;
+  /** The file's node a bone turns (by the bone's name). */
+  jointObject(bone: string): Object3D | undefined;
+  /** Show or hide the meshes. */
+  setVisible(on: boolean): void;
+  readonly visible: boolean;
+}
+
+/** Load `source` and draw it posed by rig `rig` of `world` into `parent` (the view's scene). */
+export async function createCharacterLayer(world: PhysikWorld, rig: number, parent: Object3D, source: CharacterSource): Promise<CharacterLayer> {
+  const json = readGltfJson(typeof source.data === 'string' ? source.data : new Uint8Array(source.data), source.file);
+  const record = findRig(world, rig);
+  const { Bone } = world.physik;
+  const index = new Map<number, number>();
+  record.bones.forEach((b, i) => index.set(b, i));
+  const bones = Array.from(record.bones, (b, i) => ({
+    name: record.boneNames[i]!,
+    parent: Bone.parent[b]! < 0 ? -1 : index.get(Bone.parent[b]!)!,
+    restWorld: [Bone.restWorld[b * 4]!, Bone.restWorld[b * 4 + 1]!, Bone.restWorld[b * 4 + 2]!, Bone.restWorld[b * 4 + 3]!],
+  }));
+  const poser: SourcePoser = createSourcePoser(json, source.joints, bones, { scale: source.scale, up: source.up, what: `rig "${record.name}"`, file: source.file });
+  const gltf = await new GLTFLoader().parseAsync(typeof source.data === 'string' ? source.data : source.data.slice(0), '');
+  const root = gltf.scene;
+  root.name = `${record.name} (character)`;
+  const objectOf = new Map<number, Object3D>();
+  for (const [object, assoc] of gltf.parser.associations) {
+    const node = (assoc as { nodes?: number }).nodes;
+    if (node !== undefined && !objectOf.has(node) && (object as Object3D).isObject3D) objectOf.set(node, object as Object3D);
+  }
+  const targets = Array.from(poser.nodes, (node) => {
+    const o = objectOf.get(node);
+    if (!o) throw new Error(`${source.file ?? 'the character'}: joint node ${node} was not loaded`);
+    return o;
+  });
+  let meshes = 0, skinned = 0;
+  root.traverse((o) => {
+    const m = o as Mesh;
+    if (!m.isMesh) return;
+    meshes++;
+    if ((m as { isSkinnedMesh?: boolean }).isSkinnedMesh) skinned++;
+    m.frustumCulled = false;
+  });
+  parent.add(root);
+
+  const n = bones.length;
+  const rot = new Float64Array(n * 4);
+  const head = new Float64Array(3);
+  const local = new Float64Array(n * 4);
+  const translation = new Float64Array(3);
+  const rootObject = targets[poser.rootBone]!;
+  const box = new Box3();
+  const corner = new Vector3();
+  let visible = true;
+
+  function update(): void {
+    if (!visible) return;
+    for (let i = 0; i < n; i++) {
+      const b = record.bones[i]!;
+      for (let k = 0; k < 4; k++) rot[i * 4 + k] = Bone.rot[b * 4 + k]!;
+    }
+    const r = record.bones[poser.rootBone]!;
+    head[0] = Bone.head[r * 3]!; head[1] = Bone.head[r * 3 + 1]!; head[2] = Bone.head[r * 3 + 2]!;
+    if (!Number.isFinite(head[0]! + head[1]! + head[2]!)) return;
+    poser.pose(rot, head, local, translation);
+    for (let i = 0; i < n; i++) targets[i]!.quaternion.set(local[i * 4]!, local[i * 4 + 1]!, local[i * 4 + 2]!, local[i * 4 + 3]!);
+    rootObject.position.set(translation[0]!, translation[1]!, translation[2]!);
+  }
+
+  function dispose(): void {
+    root.removeFromParent();
+    const seen = new Set<unknown>();
+    root.traverse((o) => {
+      const m = o as Mesh;
+      if (!m.isMesh) return;
+      m.geometry.dispose();
+      for (const mat of (Array.isArray(m.material) ? m.material : [m.material]) as Material[]) {
+        if (seen.has(mat)) continue;
+        seen.add(mat);
+        for (const v of Object.values(mat)) if ((v as Texture | null)?.isTexture) (v as Texture).dispose();
+        mat.dispose();
+      }
+    });
+  }
+
+  update();
+  return {
+    root, update, dispose,
+    get meshes() { return meshes; },
+    get skinnedMeshes() { return skinned; },
+    get visible() { return visible; },
+    jointObject: (name) => { const i = bones.findIndex((b) => b.name === name); return i < 0 ? undefined : targets[i]; },
+    setVisible(on) { visible = on; root.visible = on; },
+    grow(bounds: Bounds) {
+      if (!visible) return;
+      root.updateMatrixWorld(true);
+      box.setFromObject(root, true);
+      if (box.isEmpty()) return;
+      for (let k = 0; k < 2; k++) {
+        corner.copy(k ? box.max : box.min);
+        growBounds(bounds, corner.x, corner.y, corner.z);
+      }
+    },
+  };
+}
