@@ -21,6 +21,11 @@ import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
 import { freshName, type RigRef } from './edits';
 
+/** Name prefix of the points a grab leaves: pin1, pin2, ... */
+export const PIN_PREFIX = 'pin';
+/** Whether a control point's name is a pin's (the view draws pins apart from targets). */
+export const isPinName = (name: string) => name.startsWith(PIN_PREFIX) && /^\d+$/.test(name.slice(PIN_PREFIX.length));
+
 /** Pointer travel (CSS px) below which a press and release is a click. */
 const CLICK_SLOP = 4;
 
@@ -69,7 +74,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     if (boneIndex < 0) return; // a bone of another rig (not editable here)
     e.stopImmediatePropagation();
     e.preventDefault();
-    name = freshName(ref, 'pin');
+    name = freshName(ref, PIN_PREFIX);
     boneName = record.boneNames[boneIndex]!;
     o.onStart?.();
     try {

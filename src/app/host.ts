@@ -21,6 +21,7 @@ import type { RigRef } from './edits';
 import type { SandboxOptions } from './deepLink';
 import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, type Feel, type FeelState } from './feel';
 import { createPageShell, openFileWith, type PageShell } from './shell';
+import { isPinName } from './grab';
 import type { Sandbox } from './sandbox';
 
 /** What a host does on its side when the core changes the rigs or the feel. */
@@ -64,7 +65,7 @@ export interface HostCore {
 /** The `Sandbox` members the core implements. */
 export type SharedMembers = Pick<Sandbox,
   'world' | 'rig' | 'sceneName' | 'controlPoints' | 'bones' | 'frames' | 'screenOf' | 'screenOfBone' | 'view' | 'dragger'
-  | 'history' | 'hud' | 'feel' | 'sceneOwnFeel' | 'setFeel' | 'loadScene' | 'openFile' | 'importNotes' | 'sceneFile'
+  | 'history' | 'hud' | 'advancedPlots' | 'feel' | 'sceneOwnFeel' | 'setFeel' | 'loadScene' | 'openFile' | 'importNotes' | 'sceneFile'
   | 'spawnCrowd' | 'crowd' | 'selected' | 'select'>;
 
 /** Merge a host's own members into the shared ones (own ones win), getters and setters kept as they are. */
@@ -99,6 +100,7 @@ export function createHostCore(initial: Scene, initialName: string, options: San
   const selection = createSelection(world, record, view, changed);
   const dragger = createTargetDragger(world, view, canvas, { ...hooks.drag, onSelect: (cp) => selection.picked(cp) });
   selection.dragger = dragger;
+  view.setPinTest(isPinName);
   const shell = createPageShell(canvas, scene.settings.dt);
 
   function loadScene(next: Scene, name: string): void {
@@ -126,6 +128,8 @@ export function createHostCore(initial: Scene, initialName: string, options: San
     ...screenPoints(world, view, record),
     view, dragger, history,
     get hud() { return shell.hud; },
+    get advancedPlots() { return shell.advancedPlots; },
+    set advancedPlots(on: boolean) { shell.advancedPlots = on; },
     get feel() { return feel; },
     get sceneOwnFeel() { return sceneStatesOwnFeel(scene); },
     setFeel(patch) {

@@ -20,7 +20,7 @@ import { readDeepLink, solverNames, writeDeepLink } from './deepLink';
 import { createPanel } from './panel';
 import { startSandbox } from './mainThread';
 import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
-import { errorText, hideError, showError } from './shell';
+import { errorText, fitView, hideError, showError } from './shell';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -76,6 +76,8 @@ function start(): void {
     onLinkChange: () => writeDeepLink(sandbox),
     worker: { on: inWorker, toggle: switchWorkerMode },
   });
+  sandbox.panel.onOpenClose(() => fitView(sandbox, false));
+  fitView(sandbox, true); // the rig in the part of the view the panel and plots leave free
   document.title = `physik-ecs · ${name}`;
   if (problems.length) showError(problems.join('\n'));
 }

@@ -1,22 +1,24 @@
 /**
- * The sandbox's panel (lil-gui):
- * - scene picker (every file in scenes/, loaded in place) and "open file…" for a scene .json;
- * - feel: responsiveness and liveliness (feel.ts), each with a tooltip, and a line saying
- *   whether they or the scene's own stiffness and damping are in effect (on either thread);
- * - solver, compare-with solver (the ghost) and onion skins;
- * - the Rapier ghost: on/off, joint model, over or beside the rig, and the live tip distance
- *   (max over the bones, ÷ the rig's height) between PhysIK and Rapier;
- * - every simulation setting, each edit through `applySettings`: when it throws, the message
- *   is shown in #error and the control goes back to the rig's current (valid) value, so an
- *   out-of-range value is never applied. Number fields have no lil-gui min/max (nothing is
- *   clamped while typing): the validation is what refuses a bad value;
- * - the selected control point: enable/disable, delete; undo and redo;
- * - recording: frames per second, record, stop, looped playback, back to live, resume from
- *   the frame shown (scrub on the timeline strip), export .glb / .bvh / .json (downloads);
- * - play/pause, single step, reset;
- * - "simulation in a worker": reloads the page with `?worker=1` or without it. In worker mode
- *   the panel hides what the host lacks (`Sandbox.unavailable`: compare, onion skins, the
- *   Rapier ghost, point edits, recording; workerMode.ts) and names it in a note.
+ * The sandbox's panel (lil-gui), for animators: the common controls first, the physics under a
+ * closed "Advanced" fold, and a tooltip in plain words on every control.
+ *
+ * - What this host lacks, named in full in a note at the top (worker mode; `Sandbox.unavailable`),
+ *   and hidden below.
+ * - Scene / character (every file in scenes/, loaded in place), open a file, save the scene.
+ * - Solver and a second solver to compare with (the ghost).
+ * - Feel: responsiveness and liveliness (feel.ts), and a line saying whether they or the
+ *   scene's own stiffness and damping are in effect.
+ * - Recording: record, stop, looped playback, back to live, resume from the frame shown (scrub
+ *   on the timeline strip), export .glb / .bvh / .json (downloads).
+ * - Play / pause, one step, reset, undo, redo; the selected point: enable/disable, delete.
+ * - Advanced: onion skins, the plots' solver internals, crowd copies, the simulation in a
+ *   worker (a reload), recording frames per second, the Rapier ghost (joint model, over or
+ *   beside the rig, the live tip distance), and every simulation setting.
+ *
+ * Each edit goes through the sandbox (undoable, validated): when it throws, the message is
+ * shown in #error and the control goes back to the rig's current (valid) value; a success
+ * clears any message shown. Number fields have no lil-gui min/max (nothing is clamped while
+ * typing): the validation is what refuses a bad value.
  */
 import GUI, { type Controller } from 'lil-gui';
 import { getSettings } from '../core';
@@ -27,7 +29,7 @@ import type { ExportKind } from './recording';
 import type { Feature, Sandbox } from './sandbox';
 import { rapierJointModels, rapierPlacements, type RapierPlacement } from './deepLink';
 import { CROWD_MAX } from './simScene';
-import { FEATURE_NAMES } from './shell';
+import { FEATURE_NAMES, OPENABLE } from './shell';
 import { FEEL_RANGE } from './feel';
 
 /** Tooltips of the feel knobs (one line each). */
@@ -49,25 +51,60 @@ export function feelHint(sandbox: Sandbox): { short: string; full: string } {
     : say('knob\'s springs, set damping', 'The responsiveness knob\'s springs, and the damping set by hand in the settings');
 }
 
-/** Settings the panel edits, in display order, with their labels. */
-const fields: { key: keyof Settings; label: string }[] = [
-  { key: 'spring', label: 'spring kind' },
-  { key: 'stiffness', label: 'stiffness' },
-  { key: 'cap', label: 'cap' },
-  { key: 'damping', label: 'damping' },
-  { key: 'angularDamping', label: 'angular damping' },
-  { key: 'dt', label: 'dt' },
-  { key: 'integrator', label: 'integrator' },
-  { key: 'interpolation', label: 'interpolation' },
-  { key: 'interpolationSteps', label: 'interpolation steps' },
-  { key: 'epsilon', label: 'epsilon' },
-  { key: 'maxPasses', label: 'pass cap' },
-  { key: 'interJoint', label: 'inter-joint' },
-  { key: 'dampingAuto', label: 'automatic damping' },
-  { key: 'maxSubsteps', label: 'max substeps (guard)' },
-  { key: 'sleepWhenConverged', label: 'sleep when converged' },
-  { key: 'finish', label: 'hybrid finish' },
+/** Settings the panel edits (under Advanced), in display order, with their labels and tooltips. */
+const fields: { key: keyof Settings; label: string; tip: string }[] = [
+  { key: 'spring', label: 'spring kind', tip: 'How a handle pulls its bone: linear (harder the farther away) or capped (never harder than a limit, so big jumps stay gentle).' },
+  { key: 'stiffness', label: 'stiffness', tip: 'How hard each handle pulls its bone toward the target.' },
+  { key: 'cap', label: 'cap', tip: 'For capped springs: the distance beyond which a handle pulls no harder (0 = from the rig\'s size).' },
+  { key: 'damping', label: 'damping', tip: 'How strongly motion is slowed at the bones\' ends (used when automatic damping is off).' },
+  { key: 'angularDamping', label: 'angular damping', tip: 'How strongly spinning bones are slowed.' },
+  { key: 'dt', label: 'dt', tip: 'Simulated seconds per step: smaller is more accurate and slower.' },
+  { key: 'integrator', label: 'integrator', tip: 'How each step moves the bones forward in time (semi-implicit is the stable choice).' },
+  { key: 'interpolation', label: 'interpolation', tip: 'How a target that jumps is eased to its new place (a drag moves it at once).' },
+  { key: 'interpolationSteps', label: 'interpolation steps', tip: 'Over how many steps a jumped target is eased in.' },
+  { key: 'epsilon', label: 'epsilon', tip: 'How closely the joint forces are solved each step (smaller is more exact).' },
+  { key: 'maxPasses', label: 'pass cap', tip: 'Most passes of the joint solve per step (0 = no cap).' },
+  { key: 'interJoint', label: 'inter-joint', tip: 'How the forces between bones are solved: exactly in one go, or by repeated passes.' },
+  { key: 'dampingAuto', label: 'automatic damping', tip: 'Pick the damping from the rig\'s size and stiffness (the liveliness knob sets this).' },
+  { key: 'maxSubsteps', label: 'max substeps (guard)', tip: 'When a step would move too fast, split it into at most this many smaller steps.' },
+  { key: 'sleepWhenConverged', label: 'sleep when converged', tip: 'Stop computing a rig that has come to rest until something moves it.' },
+  { key: 'finish', label: 'hybrid finish', tip: 'After the physics, let a kinematic solver close the last gap to the targets.' },
 ];
+
+/** Tooltips of the panel's other controls, by the key they are made with. */
+export const TIPS: Readonly<Record<string, string>> = {
+  scene: 'The scene or character shown: picking one replaces the rig (your current pose and points go).',
+  open: 'Open a scene (.json), a character (.glb, .gltf, .bvh) from your computer; you can also drop a file on the page.',
+  saveScene: 'Download the scene as it stands (rig, points, targets, settings) as a .json you can open again.',
+  solver: 'What poses the rig: physik (physics, with follow-through) or a kinematic IK solver (exact, no physics).',
+  compare: 'Run a second solver on the same targets, drawn as a cyan ghost, with both solvers\' numbers bottom left.',
+  feelHint: 'Whether the knobs or the scene\'s own stiffness and damping are in effect.',
+  record: 'Start recording the motion (a new take).',
+  stop: 'Stop recording.',
+  play: 'Play the take in a loop (scrub it on the strip at the bottom).',
+  live: 'Leave playback and go back to the live simulation.',
+  resume: 'Rewind the simulation to the frame shown and go on from there.',
+  glb: 'Download the take as a glTF animation (.glb) for Blender, game engines and three.js.',
+  bvh: 'Download the take as a BVH motion file.',
+  json: 'Download the take as JSON (frames of bone rotations), which the sandbox can open again.',
+  playPause: 'Run or pause the simulation (space).',
+  step: 'Pause and advance one step (.).',
+  reset: 'Put the rig back in its starting pose (r); undo brings your pose back.',
+  undo: 'Undo your last action: the pose and motion go back to how they were before it (Ctrl+Z).',
+  redo: 'Redo what you undid (Ctrl+Shift+Z).',
+  selected: 'The control point you last picked (click a handle or a pin).',
+  toggle: 'Switch the selected point off or on: off, it stops pulling (e).',
+  remove: 'Delete the selected point (Del).',
+  onion: 'Show this many recent poses as fading ghosts behind the rig (0 = none).',
+  plots: 'Also plot the solver\'s internals (joint mismatch, passes, step time) under the animator\'s plots.',
+  crowd: 'Add copies of the rig behind it, each following its own wandering target (a load test).',
+  worker: 'Run the simulation in a background thread (reloads the page; some features are off there).',
+  fps: 'Frames per second of recordings and their exports.',
+  rapier: 'Mirror the rig in the Rapier physics engine as a magenta ghost, to cross-check the physics.',
+  rapierJoints: 'How the Rapier ghost joins its bones: impulse joints or a multibody.',
+  rapierPlacement: 'Draw the Rapier ghost over the rig, or beside it.',
+  rapierDistance: 'Largest distance between a bone of the rig and its Rapier twin, as a share of the rig\'s height.',
+};
 
 export interface PanelOptions {
   /** Every scene name the sandbox can load. */
@@ -92,15 +129,12 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   gui.domElement.style.maxHeight = 'calc(100vh - 70px)';
   gui.domElement.style.overflowY = 'auto';
   const settingsNow = () => getSettings(sandbox.world, sandbox.rig);
-  let showing = false; // whether #error holds a message from this panel
-  const fail = (what: string, e: unknown) => {
-    options.showError(`could not set ${what}:\n${e instanceof Error ? e.message : String(e)}`);
-    showing = true;
-  };
-  const ok = () => {
-    if (showing) { options.clearError?.(); showing = false; }
-  };
+  const fail = (what: string, e: unknown) => options.showError(`could not set ${what}:\n${e instanceof Error ? e.message : String(e)}`);
+  /** An edit succeeded: a message still shown is stale. */
+  const ok = () => options.clearError?.();
   const blur = () => { if (document.activeElement instanceof HTMLElement) document.activeElement.blur(); };
+  const lacks = (f: Feature) => sandbox.unavailable.includes(f);
+  const inWorker = options.worker?.on === true;
 
   const state: Record<string, unknown> = {
     scene: sandbox.sceneName,
@@ -110,9 +144,30 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     selected: sandbox.selected ?? '(none)',
   };
   const controllers: [string, Controller][] = [];
-  const track = (key: string, c: Controller) => (controllers.push([key, c]), c);
+  /** Keep the controller (refreshed with the sandbox) and give it its tooltip. */
+  const track = (key: string, c: Controller, tip = TIPS[key]) => {
+    controllers.push([key, c]);
+    if (tip) c.domElement.title = tip;
+    return c;
+  };
+  const button = (folder: GUI, actions: Record<string, () => void>, key: string, name: string) =>
+    track(key, folder.add(actions, key).name(name));
+  /** After a change the sandbox may refuse: refresh the panel and the address. */
+  const attempt = (what: string, action: () => void) => {
+    try { action(); ok(); } catch (e) { fail(what, e); }
+    refresh();
+    options.onLinkChange?.();
+  };
 
-  // --- scene
+  if (sandbox.unavailable.length) {
+    // what this host lacks, in full (a disabled field would cut the list off)
+    const note = document.createElement('p');
+    note.className = 'panel-off';
+    note.textContent = `Off ${inWorker ? 'in worker mode' : 'here'}: ${sandbox.unavailable.map((f) => FEATURE_NAMES[f]).join(', ')}. ${sandbox.unavailableWhy ?? ''}`.trim();
+    gui.$children.append(note);
+  }
+
+  // --- scene, files
   const sceneNames = [...options.sceneNames].sort();
   track('scene', gui.add(state, 'scene', sceneNames).name('scene')).onFinishChange((name: string) => {
     try {
@@ -126,19 +181,40 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   });
   const fileInput = document.createElement('input');
   fileInput.type = 'file';
-  fileInput.accept = '.json,.glb,.gltf,.bvh';
+  fileInput.accept = OPENABLE.join(',');
   fileInput.hidden = true;
   fileInput.addEventListener('change', () => {
     const file = fileInput.files?.[0];
     if (file) {
       void readDroppedFile(file, {
-        onFile: (data, name) => void sandbox.openFile(data, name).then((ok) => ok && options.onLinkChange?.()),
+        onFile: (data, name) => void sandbox.openFile(data, name).then((opened) => opened && options.onLinkChange?.()),
         onError: options.showError,
       });
     }
     fileInput.value = '';
   });
   gui.domElement.append(fileInput);
+  const save = (name: string, data: Uint8Array | string, type: string) => {
+    const url = URL.createObjectURL(new Blob([data as BlobPart], { type }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const files = {
+    open() { fileInput.click(); },
+    saveScene() { save(`${sandbox.sceneName.replace(/[^\w.-]+/g, '_') || 'scene'}.json`, sandbox.sceneFile(), 'application/json'); },
+  };
+  button(gui, files, 'open', `open file… (${OPENABLE.join(' ')})`);
+  button(gui, files, 'saveScene', 'save scene .json');
+
+  // --- solvers
+  track('solver', gui.add(state, 'solver', [...options.solverNames]).name('solver'))
+    .onFinishChange((v: string) => attempt('solver', () => sandbox.applySettings({ solver: v })));
+  const compare = track('compare', gui.add(state, 'compare', ['none', ...options.solverNames]).name('compare with'))
+    .onFinishChange((v: string) => attempt('compare', () => sandbox.setCompare(v === 'none' ? null : v)));
+  if (lacks('compare')) compare.hide();
 
   // --- feel: plain-word knobs over stiffness and damping ratio (feel.ts)
   const feelFolder = gui.addFolder('feel');
@@ -155,55 +231,91 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   feelShown();
   for (const key of ['responsiveness', 'liveliness'] as const) {
     const { min, max } = FEEL_RANGE[key];
-    const c = track(key, feelFolder.add(state, key, min, max, 0.05).name(key));
-    c.domElement.title = FEEL_TIPS[key];
-    c.onFinishChange((v: number) => {
-      try { sandbox.setFeel({ [key]: v }); ok(); } catch (e) { fail(key, e); }
-      refresh();
-      options.onLinkChange?.();
-    });
+    track(key, feelFolder.add(state, key, min, max, 0.05).name(key), FEEL_TIPS[key])
+      .onFinishChange((v: number) => attempt(key, () => sandbox.setFeel({ [key]: v })));
   }
-  hint = track('feelHint', feelFolder.add(state, 'feelHint').name('in effect').disable());
-  hint.domElement.title = feelHint(sandbox).full;
+  hint = track('feelHint', feelFolder.add(state, 'feelHint').name('in effect').disable(), feelHint(sandbox).full);
 
-  // --- solvers
-  track('solver', gui.add(state, 'solver', [...options.solverNames]).name('solver')).onFinishChange((v: string) => {
-    try { sandbox.applySettings({ solver: v }); ok(); } catch (e) { fail('solver', e); }
-    refresh();
-    options.onLinkChange?.();
-  });
-  track('compare', gui.add(state, 'compare', ['none', ...options.solverNames]).name('compare with')).onFinishChange((v: string) => {
-    try { sandbox.setCompare(v === 'none' ? null : v); ok(); } catch (e) { fail('compare', e); }
-    refresh();
-    options.onLinkChange?.();
-  });
-  track('onion', gui.add(state, 'onion', 0, 8, 1).name('onion skins')).onFinishChange((v: number) => {
-    try { sandbox.onion = v; ok(); } catch (e) { fail('onion skins', e); }
-    refresh();
-    options.onLinkChange?.();
-  });
+  // --- recording and export
+  const rec = gui.addFolder('recording');
+  const download = async (kind: ExportKind) => {
+    try {
+      const file = await sandbox.recorder.exportFile(kind);
+      save(file.name, file.data, file.type);
+      ok();
+    } catch (e) {
+      options.showError(`could not export ${kind}:\n${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  const recording = {
+    record() { sandbox.recorder.record(); blur(); },
+    stop() { sandbox.recorder.stop(); blur(); },
+    play() { sandbox.recorder.play(); blur(); },
+    live() { sandbox.recorder.live(); blur(); },
+    resume() { attempt('resume', () => sandbox.recorder.resumeHere()); blur(); },
+    glb() { void download('glb'); },
+    bvh() { void download('bvh'); },
+    json() { void download('json'); },
+  };
+  button(rec, recording, 'record', '● record');
+  button(rec, recording, 'stop', '■ stop');
+  button(rec, recording, 'play', '▶ play (loop)');
+  button(rec, recording, 'live', 'back to live');
+  button(rec, recording, 'resume', 'resume from this frame');
+  button(rec, recording, 'glb', 'export .glb');
+  button(rec, recording, 'bvh', 'export .bvh');
+  button(rec, recording, 'json', 'export .json');
+  if (lacks('recording')) rec.hide();
 
+  // --- simulation and edits
+  const sim = gui.addFolder('simulation');
+  const actions = {
+    playPause() { sandbox.setPaused(!sandbox.paused); blur(); },
+    step() { sandbox.setPaused(true); sandbox.stepOnce(); blur(); },
+    reset() { attempt('reset', () => sandbox.reset()); blur(); },
+    undo() { sandbox.undo(); blur(); },
+    redo() { sandbox.redo(); blur(); },
+    toggle() { sandbox.toggleSelected(); blur(); },
+    remove() { sandbox.deleteSelected(); blur(); },
+  };
+  button(sim, actions, 'playPause', 'play / pause (space)');
+  button(sim, actions, 'step', 'single step (.)');
+  button(sim, actions, 'reset', 'reset (r)');
+  if (!lacks('undo')) {
+    button(sim, actions, 'undo', 'undo (Ctrl+Z)');
+    button(sim, actions, 'redo', 'redo (Ctrl+Shift+Z)');
+  }
+  const points = sim.addFolder('control point');
+  track('selected', points.add(state, 'selected').name('selected').disable());
+  button(points, actions, 'toggle', 'enable / disable (e)');
+  button(points, actions, 'remove', 'delete (Del)');
+  if (lacks('pointEdits')) points.hide();
+
+  // --- advanced: view options, load tests, the cross-check and the physics settings
+  const advanced = gui.addFolder('Advanced').close();
+  const onion = track('onion', advanced.add(state, 'onion', 0, 8, 1).name('onion skins'))
+    .onFinishChange((v: number) => attempt('onion skins', () => { sandbox.onion = v; }));
+  if (lacks('onion')) onion.hide();
+  state.plots = sandbox.advancedPlots;
+  track('plots', advanced.add(state, 'plots').name('solver internals in plots'))
+    .onChange((v: boolean) => { sandbox.advancedPlots = v; });
   state.crowd = sandbox.crowd;
-  const inWorker = options.worker?.on === true;
-  track('crowd', gui.add(state, 'crowd', 0, inWorker ? CROWD_MAX : 400, 1).name('crowd (copies)')).onFinishChange((v: number) => {
-    try { sandbox.spawnCrowd(v); ok(); } catch (e) { fail('crowd', e); }
-    refresh();
-    options.onLinkChange?.();
-  });
+  track('crowd', advanced.add(state, 'crowd', 0, inWorker ? CROWD_MAX : 400, 1).name('crowd (copies)'))
+    .onFinishChange((v: number) => attempt('crowd', () => sandbox.spawnCrowd(v)));
   if (options.worker) {
     const toggle = options.worker.toggle;
-    gui.add({ worker: inWorker }, 'worker').name('simulation in a worker').onChange((v: boolean) => toggle(v));
+    track('worker', advanced.add({ worker: inWorker }, 'worker').name('simulation in a worker')).onChange((v: boolean) => toggle(v));
   }
-  if (sandbox.unavailable.length) {
-    // what this host lacks, in full (a disabled field would cut the list off)
-    const note = document.createElement('p');
-    note.className = 'panel-off';
-    note.textContent = `Off ${inWorker ? 'in worker mode' : 'here'}: ${sandbox.unavailable.map((f) => FEATURE_NAMES[f]).join(', ')}. ${sandbox.unavailableWhy ?? ''}`.trim();
-    gui.$children.append(note);
-  }
+  const recState = { fps: sandbox.recorder.fps };
+  const fps = track('fps', advanced.add(recState, 'fps').name('recording frames per second')).onFinishChange((v: number) => {
+    try { sandbox.recorder.fps = v; ok(); } catch (e) { fail('frames per second', e); }
+    recState.fps = sandbox.recorder.fps;
+    refresh();
+  });
+  if (lacks('recording')) fps.hide();
 
-  // --- Rapier ghost
-  const rapierFolder = gui.addFolder('Rapier ghost');
+  // the Rapier ghost
+  const rapierFolder = advanced.addFolder('Rapier ghost');
   state.rapier = sandbox.rapierJoints !== null;
   state.rapierJoints = sandbox.rapierJoints ?? 'impulse';
   state.rapierPlacement = sandbox.rapierPlacement;
@@ -211,7 +323,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   const switchRapier = (on: boolean) => {
     // the sandbox shows why it could not start; the box then unticks itself (refresh)
     sandbox.setRapierGhost(on ? (state.rapierJoints as 'impulse' | 'multibody') : null)
-      .then(() => ok(), () => { showing = true; })
+      .then(() => ok(), () => { /* shown by the sandbox */ })
       .finally(() => { refresh(); options.onLinkChange?.(); });
     refresh();
     options.onLinkChange?.();
@@ -219,11 +331,10 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   track('rapier', rapierFolder.add(state, 'rapier').name('Rapier ghost')).onChange((v: boolean) => switchRapier(v));
   track('rapierJoints', rapierFolder.add(state, 'rapierJoints', [...rapierJointModels]).name('joints'))
     .onFinishChange(() => { if (state.rapier) switchRapier(true); });
-  track('rapierPlacement', rapierFolder.add(state, 'rapierPlacement', [...rapierPlacements]).name('placement')).onFinishChange((v: string) => {
-    try { sandbox.rapierPlacement = v as RapierPlacement; ok(); } catch (e) { fail('placement', e); }
-    refresh();
-  });
+  track('rapierPlacement', rapierFolder.add(state, 'rapierPlacement', [...rapierPlacements]).name('placement'))
+    .onFinishChange((v: string) => attempt('placement', () => { sandbox.rapierPlacement = v as RapierPlacement; }));
   const distanceController = track('rapierDistance', rapierFolder.add(state, 'rapierDistance').name('tip distance').disable());
+  if (lacks('rapier')) rapierFolder.hide();
 
   /** The Rapier ghost's live distance, as the panel shows it. */
   const rapierReadout = (): string => {
@@ -240,12 +351,12 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     if (text !== state.rapierDistance) { state.rapierDistance = text; distanceController.updateDisplay(); }
   };
 
-  // --- settings
-  const settings = gui.addFolder('settings');
-  for (const { key, label } of fields) {
+  // every physics setting
+  const settings = advanced.addFolder('physics settings');
+  for (const { key, label, tip } of fields) {
     state[key] = settingsNow()[key];
     const choices = settingEnums[key];
-    const c = track(key, choices ? settings.add(state, key, [...choices]) : settings.add(state, key));
+    const c = track(key, choices ? settings.add(state, key, [...choices]) : settings.add(state, key), tip);
     c.name(label).onFinishChange((value: unknown) => {
       try {
         sandbox.applySettings({ [key]: value } as Partial<Settings>);
@@ -258,88 +369,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
       c.updateDisplay();
     });
   }
-
-  // --- control points
-  const points = gui.addFolder('control point');
-  track('selected', points.add(state, 'selected').name('selected').disable());
-  const edits = {
-    toggle() { sandbox.toggleSelected(); blur(); },
-    remove() { sandbox.deleteSelected(); blur(); },
-    undo() { sandbox.undo(); blur(); },
-    redo() { sandbox.redo(); blur(); },
-    open() { fileInput.click(); },
-    saveScene() { save(`${sandbox.sceneName.replace(/[^\w.-]+/g, '_') || 'scene'}.json`, sandbox.sceneFile(), 'application/json'); },
-  };
-  points.add(edits, 'toggle').name('enable / disable (e)');
-  points.add(edits, 'remove').name('delete (Del)');
-  points.add(edits, 'undo').name('undo (Ctrl+Z)');
-  points.add(edits, 'redo').name('redo (Ctrl+Shift+Z)');
-
-  // --- recording
-  const rec = gui.addFolder('recording');
-  const recState = { fps: sandbox.recorder.fps };
-  rec.add(recState, 'fps').name('frames per second').onFinishChange((v: number) => {
-    try { sandbox.recorder.fps = v; ok(); } catch (e) { fail('frames per second', e); }
-    recState.fps = sandbox.recorder.fps;
-    refresh();
-  });
-  const save = (name: string, data: Uint8Array | string, type: string) => {
-    const url = URL.createObjectURL(new Blob([data as BlobPart], { type }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
-  const download = async (kind: ExportKind) => {
-    try {
-      const file = await sandbox.recorder.exportFile(kind);
-      save(file.name, file.data, file.type);
-      ok();
-    } catch (e) {
-      options.showError(`could not export ${kind}:\n${e instanceof Error ? e.message : String(e)}`);
-      showing = true;
-    }
-  };
-  const recording = {
-    record() { sandbox.recorder.record(); blur(); },
-    stop() { sandbox.recorder.stop(); blur(); },
-    play() { sandbox.recorder.play(); blur(); },
-    live() { sandbox.recorder.live(); blur(); },
-    resume() {
-      try { sandbox.recorder.resumeHere(); ok(); } catch (e) { fail('resume', e); }
-      blur();
-    },
-    glb() { void download('glb'); },
-    bvh() { void download('bvh'); },
-    json() { void download('json'); },
-  };
-  rec.add(recording, 'record').name('● record');
-  rec.add(recording, 'stop').name('■ stop');
-  rec.add(recording, 'play').name('▶ play (loop)');
-  rec.add(recording, 'live').name('back to live');
-  rec.add(recording, 'resume').name('resume from this frame');
-  rec.add(recording, 'glb').name('export .glb');
-  rec.add(recording, 'bvh').name('export .bvh');
-  rec.add(recording, 'json').name('export .json');
-  controllers.push(['fps', rec.controllers[0]!]);
-
-  const actions = {
-    playPause() { sandbox.setPaused(!sandbox.paused); blur(); },
-    step() { sandbox.setPaused(true); sandbox.stepOnce(); blur(); },
-    reset() { sandbox.reset(); blur(); },
-  };
-  gui.add(actions, 'playPause').name('play / pause');
-  gui.add(actions, 'step').name('single step');
-  gui.add(actions, 'reset').name('reset');
-  gui.add(edits, 'open').name('open file… (.json .glb .gltf .bvh)');
-  gui.add(edits, 'saveScene').name('save scene .json');
-  // what the host lacks is hidden (the note above names it)
-  const lacks = (f: Feature) => sandbox.unavailable.includes(f);
-  for (const [key, c] of controllers) if ((key === 'compare' && lacks('compare')) || (key === 'onion' && lacks('onion'))) c.hide();
-  if (lacks('rapier')) rapierFolder.hide();
-  if (lacks('pointEdits') && lacks('undo')) points.hide();
-  if (lacks('recording')) rec.hide();
+  for (const folder of gui.foldersRecursive()) folder.$title.title = FOLDER_TIPS[folder._title] ?? '';
 
   /** Show the sandbox's current state in every control. */
   function refresh(): void {
@@ -354,6 +384,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     if (sandbox.rapierJoints) state.rapierJoints = sandbox.rapierJoints;
     state.rapierPlacement = sandbox.rapierPlacement;
     state.rapierDistance = rapierReadout();
+    state.plots = sandbox.advancedPlots;
     feelShown();
     for (const { key } of fields) state[key] = s[key];
     for (const [, c] of controllers) c.updateDisplay();
@@ -361,3 +392,14 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   sandbox.onChange = refresh;
   return gui;
 }
+
+/** Tooltips of the folders' titles. */
+const FOLDER_TIPS: Readonly<Record<string, string>> = {
+  feel: 'How the body follows your handles: how tightly, and how much it swings.',
+  recording: 'Record the motion, play it back, and export it for other tools.',
+  simulation: 'Run, pause and step the simulation; undo and redo your actions.',
+  'control point': 'The handle or pin you last picked.',
+  Advanced: 'Physics settings, the Rapier cross-check, crowds and solver internals.',
+  'Rapier ghost': 'Cross-check the physics against the Rapier engine.',
+  'physics settings': 'Every setting of the simulation, for those who know the solver.',
+};

@@ -48,6 +48,8 @@ export interface Sandbox {
   view: View;
   /** The pixi.js overlay (plots and status), once it has started. */
   readonly hud: Hud | null;
+  /** Whether the plots show the solver's internals too (mismatch, passes, step time). */
+  advancedPlots: boolean;
   dragger: TargetDragger;
   grabber: BoneGrabber;
   history: History;

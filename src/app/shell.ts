@@ -15,6 +15,7 @@ import type { Scene } from '../scene/types';
 import { importBvh } from '../io/bvhImport';
 import { importGltf } from '../io/gltfImport';
 import { createHud, type Hud } from '../hud/overlay';
+import { TIMELINE_HEIGHT } from '../hud/timeline';
 import { installFileDrop } from './drop';
 import type { Feature, Sandbox } from './sandbox';
 
@@ -181,6 +182,8 @@ export interface PageShell {
   readonly hud: Hud | null;
   /** Animation frames drawn. */
   readonly frames: number;
+  /** Whether the overlay plots the solver's internals too. */
+  advancedPlots: boolean;
   /** Bind the keys, file drops and help to the sandbox and start the frame loop. */
   run(sandbox: Sandbox, host: FrameHost): void;
 }
@@ -189,14 +192,20 @@ export interface PageShell {
 export function createPageShell(canvas: HTMLCanvasElement, dt: number): PageShell {
   // the overlay draws on its own canvas over the three.js one (one WebGL context each)
   let hud: Hud | null = null;
+  let advancedPlots = false;
+  let fitted: Sandbox | null = null;
   createHud(canvas.parentElement ?? document.body, { dt }).then((h) => {
     hud = h;
+    hud.setAdvanced(advancedPlots);
     hud.resize(window.innerWidth, window.innerHeight);
+    if (fitted) fitView(fitted, false);
   }, (e) => showError(`overlay failed to start: ${errorText(e)}`));
   window.addEventListener('resize', () => hud?.resize(window.innerWidth, window.innerHeight));
   let frames = 0;
 
   function run(sandbox: Sandbox, host: FrameHost): void {
+    fitted = sandbox;
+    window.addEventListener('resize', () => fitView(sandbox, true));
     const off = sandbox.unavailable;
     const offNote = `Off here: ${off.map((f) => FEATURE_NAMES[f]).join(', ')}.`;
     const help = buildHelp(off, `${offNote} ${sandbox.unavailableWhy ?? ''}`.trim());
@@ -223,6 +232,7 @@ export function createPageShell(canvas: HTMLCanvasElement, dt: number): PageShel
       else if (key === 'e' || key === 'E') tell(() => sandbox.toggleSelected());
     });
     installFileDrop(window, { onFile: (data, fileName) => void sandbox.openFile(data, fileName), onError: showError });
+    installHover(sandbox, canvas);
 
     let last = -1, fps = 0;
     const tick = (now: number) => {
@@ -245,7 +255,77 @@ export function createPageShell(canvas: HTMLCanvasElement, dt: number): PageShel
     requestAnimationFrame(tick);
   }
 
-  return { get hud() { return hud; }, get frames() { return frames; }, run };
+  return {
+    get hud() { return hud; },
+    get frames() { return frames; },
+    get advancedPlots() { return advancedPlots; },
+    set advancedPlots(on: boolean) { advancedPlots = on; hud?.setAdvanced(on); },
+    run,
+  };
+}
+
+/** Room the overlay's plots take at the top left before they have started (their usual size). */
+const PLOTS_WIDTH = 262;
+/** The help line's height above the timeline strip. */
+const HELP_LINE = 26;
+
+/**
+ * Tell the view which parts of it the page covers (the plots at the top left, the panel on the
+ * right, the status line, the timeline and help line at the bottom), so the camera centres on
+ * the rest; `reframe`: also fit the rigs into it.
+ */
+export function fitView(sandbox: Sandbox, reframe: boolean): void {
+  const W = window.innerWidth;
+  const box = sandbox.hud?.box;
+  const panel = sandbox.panel?.domElement.getBoundingClientRect();
+  const status = document.getElementById('status')?.getBoundingClientRect();
+  sandbox.view.setInsets({
+    left: (box ? box.x + box.width : PLOTS_WIDTH) + 8,
+    right: panel && panel.width > 0 ? Math.max(0, W - panel.left) + 8 : 0,
+    top: status ? status.bottom + 4 : 30,
+    bottom: TIMELINE_HEIGHT + HELP_LINE,
+  });
+  if (reframe) sandbox.view.frame();
+}
+
+/**
+ * Pointer feedback on the canvas: the cursor says what a press would take (a handle, or a bone
+ * when this host can grab bones) and the view draws that thing lighter; while dragging, a
+ * closed hand. Listens on the window in the capture phase, before the dragger and the grabber.
+ */
+export function installHover(sandbox: Sandbox, canvas: HTMLCanvasElement): void {
+  const bones = !sandbox.unavailable.includes('boneGrab');
+  let pressed = false;
+  const show = (cursor: string, cp: number, bone: number) => {
+    if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
+    sandbox.view.setHover(cp, bone);
+  };
+  const under = (x: number, y: number) => {
+    const cp = sandbox.view.pickTarget(x, y);
+    if (cp >= 0) return { cp, bone: -1 };
+    const pick = bones ? sandbox.view.pickBone(x, y) : null;
+    return { cp: -1, bone: pick && sandbox.world.physik.rigs[0]?.bones.includes(pick.bone) ? pick.bone : -1 };
+  };
+  window.addEventListener('pointermove', (e) => {
+    if (pressed) return;
+    if (e.target !== canvas) { show('', -1, -1); return; }
+    const u = under(e.clientX, e.clientY);
+    show(u.cp >= 0 || u.bone >= 0 ? 'grab' : '', u.cp, u.bone);
+  }, { capture: true });
+  window.addEventListener('pointerdown', (e) => {
+    if (e.target !== canvas) return;
+    pressed = true; // no hover while the press lasts (a drag, a grab or an orbit)
+    const u = under(e.clientX, e.clientY);
+    if (e.button === 0 && (u.cp >= 0 || u.bone >= 0)) show('grabbing', u.cp, u.bone);
+  }, { capture: true });
+  const release = (e: PointerEvent) => {
+    if (!pressed) return;
+    pressed = false;
+    const u = under(e.clientX, e.clientY);
+    show(u.cp >= 0 || u.bone >= 0 ? 'grab' : '', u.cp, u.bone);
+  };
+  window.addEventListener('pointerup', release, { capture: true });
+  window.addEventListener('pointercancel', release, { capture: true });
 }
 
 /** The status line: scene (and crowd), solver, step, play state or convergence, target error. */

@@ -1,8 +1,10 @@
 /**
- * The HUD: a pixi.js v8 overlay with four live plots of one rig's solver metrics over the last
- * 10 s of simulated time (max target error, joint acceleration mismatch, kinetic energy, joint
- * passes per step), each with its current value beside it, and a status line (solver status,
- * coloured; mean step time, smoothed over frames; frames per second).
+ * The HUD: a pixi.js v8 overlay with live plots of one rig's metrics over the last 10 s of
+ * simulated time, each with its current value beside it, and a status line in plain words
+ * (moving, at rest, stuck, blew up; coloured). By default it shows what an animator reads: how
+ * far the body is from its targets and how much it is moving (kinetic energy). With
+ * `setAdvanced(true)` it adds the solver's internals: the joint acceleration mismatch, joint
+ * passes per step, and the mean step time (smoothed over frames) with frames per second.
  *
  * It makes its own Application and canvas (never the three.js canvas or WebGL context),
  * transparent, absolutely positioned at the container's top-left corner, sized by `resize`,
@@ -60,26 +62,33 @@ export interface Hud {
   resize(width: number, height: number): void;
   /** Show or hide the overlay. */
   setVisible(visible: boolean): void;
+  /** Show the solver's internals too (mismatch, passes, step time), or only what an animator reads. */
+  setAdvanced(on: boolean): void;
+  /** The box the overlay's plots take, in CSS pixels from the container's top left. */
+  readonly box: { x: number; y: number; width: number; height: number };
   /** Remove the canvas and free pixi's resources. */
   dispose(): void;
 }
 
-interface PlotSpec { label: string; log: boolean; floor: number; colour: number }
+interface PlotSpec { label: string; log: boolean; floor: number; colour: number; advanced: boolean }
 
 const PLOTS: readonly PlotSpec[] = [
-  { label: 'target error', log: true, floor: 1e-6, colour: 0x64b5f6 },
-  { label: 'mismatch', log: true, floor: 1e-12, colour: 0xba68c8 },
-  { label: 'kinetic energy', log: true, floor: 1e-9, colour: 0xffb74d },
-  { label: 'passes / step', log: false, floor: 0, colour: 0x81c784 },
+  { label: 'distance to targets', log: true, floor: 1e-6, colour: 0x64b5f6, advanced: false },
+  { label: 'motion (kinetic energy)', log: true, floor: 1e-9, colour: 0xffb74d, advanced: false },
+  { label: 'joint mismatch', log: true, floor: 1e-12, colour: 0xba68c8, advanced: true },
+  { label: 'joint passes / step', log: false, floor: 0, colour: 0x81c784, advanced: true },
 ];
+
+/** The status in an animator's words. */
+const STATUS_WORDS: Readonly<Record<string, string>> = { converged: 'at rest', settling: 'moving', stalled: 'stuck', diverged: 'blew up' };
 
 /** Dynamic bitmap font: pixi generates glyphs of this family on first use. */
 const FONT = 'monospace';
-const FONT_SIZE = 11;
+const FONT_SIZE = 12;
 const PAD = 6;
 const VALUE_W = 64;
 const ROW_GAP = 4;
-const TEXT_H = 13;
+const TEXT_H = 15;
 
 /** A text that only touches pixi when its content changes. */
 class Label {
@@ -140,23 +149,25 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
 
   const rowH = TEXT_H + plotH + ROW_GAP;
   const panelW = plotW + VALUE_W + 2 * PAD;
-  const panelH = 2 * TEXT_H + PAD + PLOTS.length * rowH + 2 * PAD;
-  const background = new Graphics()
-    .roundRect(0, 0, panelW, panelH, 4)
-    .fill({ color: 0x000000, alpha: 0.45 });
+  const heightFor = (rows: number) => 2 * TEXT_H + PAD + rows * rowH + 2 * PAD;
+  const background = new Graphics();
+  const paintBackground = (rows: number) => background.clear().roundRect(0, 0, panelW, heightFor(rows), 4).fill({ color: 0x000000, alpha: 0.45 });
   panel.addChild(background);
+  let advanced = false;
+  const box = { x: PAD, y: PAD, width: panelW, height: heightFor(PLOTS.filter((p) => !p.advanced).length) };
 
   // status line: status (coloured), then step time and fps
   const status = new Label('settling', STATUS_COLOURS.settling);
   status.view.position.set(PAD, PAD);
   const timing = new Label('', 0xdddddd);
-  timing.view.position.set(PAD + 70, PAD);
+  timing.view.position.set(PAD + 100, PAD);
   const counters = new Label('', 0xff8a80);
   counters.view.position.set(PAD, PAD + TEXT_H);
   panel.addChild(status.view, timing.view, counters.view);
 
-  const plots: Plot[] = PLOTS.map((spec, i) => {
+  const plots: (Plot & { parts: Container })[] = PLOTS.map((spec, i) => {
     const y = PAD + 2 * TEXT_H + PAD + i * rowH;
+    const parts = new Container();
     const title = new Label(spec.label, 0xbbbbbb);
     title.view.position.set(PAD, y);
     const frame = new Graphics()
@@ -168,13 +179,25 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     const value = new Label('–', spec.colour);
     value.view.position.set(PAD + plotW + 6, y + TEXT_H + plotH / 2 - FONT_SIZE / 2);
     const axis = new Label('', 0x888888);
-    axis.view.position.set(PAD + plotW - 60, y);
-    panel.addChild(frame, title.view, line, value.view, axis.view);
+    axis.view.position.set(PAD + plotW + 6, y); // above the value, clear of the title
+    parts.addChild(frame, title.view, line, value.view, axis.view);
+    panel.addChild(parts);
     return {
       spec, series: new SeriesBuffer(windowSeconds, dt), line, value, axis,
-      range: { lo: 0, hi: 1 }, shown: '',
+      range: { lo: 0, hi: 1 }, shown: '', parts,
     };
   });
+  function setAdvanced(on: boolean): void {
+    advanced = on;
+    const shown = plots.filter((p) => on || !p.spec.advanced);
+    for (const p of plots) p.parts.visible = shown.includes(p);
+    // the rows shown close up under the status line
+    shown.forEach((p, i) => p.parts.position.set(0, (i - PLOTS.indexOf(p.spec)) * rowH));
+    paintBackground(shown.length);
+    box.height = heightFor(shown.length);
+    timing.view.visible = on;
+  }
+  setAdvanced(false);
 
   let rigShown = -1;
   let statusCode = 0;
@@ -193,8 +216,8 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     }
     const R = world.physik.Rig; // read each time: the store's arrays are replaced when it grows
     plots[0]!.series.push(simTime, R.maxTargetError[rig]!);
-    plots[1]!.series.push(simTime, R.mismatch[rig]!);
-    plots[2]!.series.push(simTime, R.kineticEnergy[rig]!);
+    plots[1]!.series.push(simTime, R.kineticEnergy[rig]!);
+    plots[2]!.series.push(simTime, R.mismatch[rig]!);
     plots[3]!.series.push(simTime, R.passes[rig]!);
     statusCode = R.settle[rig]!;
     sleeping = R.sleeping[rig]!;
@@ -225,7 +248,7 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     if (disposed) return;
     for (const p of plots) drawPlot(p);
     const s = hudStatus(statusCode);
-    status.set(s);
+    status.set(sleeping && !advanced ? 'at rest (asleep)' : STATUS_WORDS[s] ?? s);
     status.tint(STATUS_COLOURS[s]);
     if (stepMsCount > 0) {
       // Browsers coarsen performance.now() (to 0.1 ms without cross-origin isolation), so one
@@ -259,5 +282,5 @@ export async function createHud(container: HTMLElement, options: HudOptions = {}
     app.destroy({ removeView: true }, { children: true });
   }
 
-  return { canvas, sample, draw, resize, setVisible, dispose };
+  return { canvas, sample, draw, resize, setVisible, setAdvanced, box, dispose };
 }

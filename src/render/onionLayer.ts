@@ -1,7 +1,7 @@
 /**
  * Onion skins (browser only): the app records the main world's bone matrices at a fixed
  * simulated-time interval into a ring of ONION_MAX poses; the newest `count` are drawn as
- * translucent bones, fading with age. One InstancedMesh per slot whose instance matrices are a
+ * translucent green bones, fading with age. One InstancedMesh per slot whose instance matrices are a
  * view into the ring, so recording writes straight into what is drawn and only the per-slot
  * opacity changes as poses age. The ring holds the main world's bones only, and is cleared
  * when they change.
@@ -13,8 +13,9 @@ import { boneMatrix, disposeMeshes, sameBones, type Shapes } from './shapes';
 /** Most onion skins drawn (and poses kept in the ring). */
 export const ONION_MAX = 8;
 /** Opacity of the newest and of the oldest onion skin. */
-const ONION_NEWEST = 0.3, ONION_OLDEST = 0.08;
-const ONION = 0xd8def0;
+const ONION_NEWEST = 0.55, ONION_OLDEST = 0.12;
+/** A green apart from the bones' grey, the handles' orange and the ghosts' cyan and magenta. */
+const ONION = 0x8ee86a;
 
 export interface OnionLayer {
   /** How many recorded poses to draw (0 = off, at most ONION_MAX). */
@@ -44,7 +45,9 @@ export function createOnionLayer(world: PhysikWorld, parent: Object3D, shapes: S
   // one material per slot: a slot's opacity follows the age of the pose it holds
   const mats: MeshStandardMaterial[] = [];
   for (let i = 0; i < ONION_MAX; i++) {
-    mats.push(new MeshStandardMaterial({ color: ONION, flatShading: true, roughness: 0.7, transparent: true, opacity: ONION_NEWEST, depthWrite: false }));
+    mats.push(new MeshStandardMaterial({
+      color: ONION, emissive: 0x1c3a12, flatShading: true, roughness: 0.7, transparent: true, opacity: ONION_NEWEST, depthWrite: false,
+    }));
   }
   const m = new Matrix4();
   let ring: Ring | undefined;

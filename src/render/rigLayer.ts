@@ -8,8 +8,10 @@
  *   LIMIT_RED_DEG of excess (or more) = full colour. The selected bone is drawn yellow.
  * - Joint spheres at every head and at tails no child starts from; in a crowd (more than
  *   CROWD_BONES bones in the world) only the first rig gets them.
- * - Control points: attachment dot, target handle sphere (orange when active, grey when
- *   inactive, violet for poles) and a line segment for the spring between them.
+ * - Control points: attachment dot, target handle (orange sphere when active, grey when
+ *   inactive, violet for poles; a pin, a point holding a bone where it is, a mint cube) and a
+ *   line segment for the spring between them. The handle or bone under the pointer is drawn
+ *   lighter and a little larger (`hover`).
  * - Each rig's centre of mass (Rig.centreOfMass) with a plumb line to the floor (y = 0).
  *
  * The buffers are sized from the world's rigs; when rigs, bones or control points change, the
@@ -17,7 +19,7 @@
  * stores into the buffers.
  */
 import {
-  BufferAttribute, Color, Group, InstancedMesh, LineBasicMaterial, LineSegments, Matrix4,
+  BoxGeometry, BufferAttribute, Color, Group, InstancedMesh, LineBasicMaterial, LineSegments, Matrix4,
   MeshBasicMaterial, MeshStandardMaterial, type Object3D,
 } from 'three';
 import type { PhysikWorld } from '../core';
@@ -37,6 +39,10 @@ const BLUE = new Color(0x2a7bff);
 const HANDLE_ACTIVE = new Color(0xffa024);
 const HANDLE_INACTIVE = new Color(0x7a7f88);
 const HANDLE_POLE = new Color(0xb070ff);
+const PIN = new Color(0x45e0b0);
+const WHITE = new Color(0xffffff);
+/** How much lighter, and how much larger, what is under the pointer is drawn. */
+const HOVER_LIGHTEN = 0.45, HOVER_GROW = 1.3;
 
 /** What the rig layer drew in its current buffers. */
 export interface RigBuffers {
@@ -46,6 +52,8 @@ export interface RigBuffers {
   joints: InstancedMesh;
   dots: InstancedMesh;
   handles: InstancedMesh;
+  /** Pins' cubes (one instance per control point, empty for those that are not pins). */
+  pins: InstancedMesh;
   springs: LineSegments;
   coms: InstancedMesh;
   comShadows: InstancedMesh;
@@ -63,6 +71,10 @@ export interface RigLayer {
   current(): RigBuffers;
   /** Read the stores into the buffers. */
   write(selectedBone: number): void;
+  /** Draw the control point `cp` (or the bone) under the pointer lighter; -1 for none. */
+  hover(cp: number, bone: number): void;
+  /** Which control points are pins, by name (drawn as cubes). */
+  setPinTest(isPin: (name: string) => boolean): void;
   /** Radius of the target handles of a rig (scene units). */
   handleRadius(rig: number): number;
   dispose(): void;
@@ -75,11 +87,15 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
   const jointMat = new MeshStandardMaterial({ color: 0x8d97a6, roughness: 0.5 });
   const dotMat = new MeshBasicMaterial({ color: 0xfff06a });
   const handleMat = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.35, emissive: 0x302010 });
+  const pinMat = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.4, emissive: 0x0a2a20 });
   const comMat = new MeshStandardMaterial({ color: 0x4fd1ff, roughness: 0.3, emissive: 0x0a3040 });
   const shadowMat = new MeshBasicMaterial({ color: 0x4fd1ff, transparent: true, opacity: 0.45, depthWrite: false });
   const springMat = new LineBasicMaterial({ color: 0xffc36a });
   const plumbMat = new LineBasicMaterial({ color: 0x4fd1ff, transparent: true, opacity: 0.6 });
-  const materials = [boneMat, jointMat, dotMat, handleMat, comMat, shadowMat, springMat, plumbMat];
+  const materials = [boneMat, jointMat, dotMat, handleMat, pinMat, comMat, shadowMat, springMat, plumbMat];
+  const pinGeo = new BoxGeometry(1.5, 1.5, 1.5);
+  let isPin: (name: string) => boolean = () => false;
+  let hoverCp = -1, hoverBone = -1;
 
   const m = new Matrix4();
   const c = new Color();
@@ -104,11 +120,12 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
     const joints = instanced(shapes.joint, jointMat, nb * 2, group);
     const dots = instanced(shapes.joint, dotMat, nc, group);
     const handles = instanced(shapes.sphere, handleMat, nc, group, NEUTRAL);
+    const pins = instanced(pinGeo, pinMat, nc, group, PIN);
     const coms = instanced(shapes.sphere, comMat, rigs.length, group);
     const comShadows = instanced(shapes.disc, shadowMat, rigs.length, group);
     return {
-      meshes: [bones, joints, dots, handles, coms, comShadows],
-      bones, joints, dots, handles, coms, comShadows,
+      meshes: [bones, joints, dots, handles, pins, coms, comShadows],
+      bones, joints, dots, handles, pins, coms, comShadows,
       springs: lines(nc, springMat, group),
       plumbs: lines(rigs.length, plumbMat, group),
       boneEids: boneEidsOf(world),
@@ -171,6 +188,7 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
     c.copy(selected ? SELECTED : NEUTRAL);
     if (over >= under) c.lerp(RED, Math.min(1, (over * 180) / Math.PI / LIMIT_RED_DEG));
     else c.lerp(BLUE, Math.min(1, (under * 180) / Math.PI / LIMIT_RED_DEG));
+    if (e === hoverBone) c.lerp(WHITE, HOVER_LIGHTEN);
     return c;
   }
 
@@ -198,8 +216,15 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
         const cp = rig.controlPoints[i]!, c3 = cp * 3;
         const ax = ControlPoint.attachment[c3]!, ay = ControlPoint.attachment[c3 + 1]!, az = ControlPoint.attachment[c3 + 2]!;
         b.dots.setMatrixAt(ci, ballMatrix(m, ax, ay, az, dr));
-        b.handles.setMatrixAt(ci, ballMatrix(m, ControlPoint.target[c3]!, ControlPoint.target[c3 + 1]!, ControlPoint.target[c3 + 2]!, hr));
-        b.handles.setColorAt(ci, ControlPoint.pole[cp] ? HANDLE_POLE : ControlPoint.active[cp] ? HANDLE_ACTIVE : HANDLE_INACTIVE);
+        const pin = isPin(rig.controlPointNames[i]!);
+        const r = cp === hoverCp ? hr * HOVER_GROW : hr;
+        const tx = ControlPoint.target[c3]!, ty = ControlPoint.target[c3 + 1]!, tz = ControlPoint.target[c3 + 2]!;
+        // a point is drawn as a sphere or as a cube, the other left empty
+        b.handles.setMatrixAt(ci, ballMatrix(m, tx, ty, tz, pin ? 0 : r));
+        b.pins.setMatrixAt(ci, ballMatrix(m, tx, ty, tz, pin ? r : 0));
+        c.copy(pin ? (ControlPoint.active[cp] ? PIN : HANDLE_INACTIVE) : ControlPoint.pole[cp] ? HANDLE_POLE : ControlPoint.active[cp] ? HANDLE_ACTIVE : HANDLE_INACTIVE);
+        if (cp === hoverCp) c.lerp(WHITE, HOVER_LIGHTEN);
+        (pin ? b.pins : b.handles).setColorAt(ci, c);
         // the spring pulls the attachment toward the effective (interpolated) target
         const o = ci * 6;
         sp[o] = ax; sp[o + 1] = ay; sp[o + 2] = az;
@@ -223,14 +248,18 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
     for (let i = 0; i < b.meshes.length; i++) b.meshes[i]!.instanceMatrix.needsUpdate = true;
     b.bones.instanceColor!.needsUpdate = true;
     b.handles.instanceColor!.needsUpdate = true;
+    b.pins.instanceColor!.needsUpdate = true;
     springPos.needsUpdate = true;
     plumbPos.needsUpdate = true;
   }
 
   return {
     group, current, write, handleRadius,
+    hover(cp, bone) { hoverCp = cp; hoverBone = bone; },
+    setPinTest(test) { isPin = test; },
     dispose() {
       disposeBuffers();
+      pinGeo.dispose();
       for (const mt of materials) mt.dispose();
       group.removeFromParent();
     },

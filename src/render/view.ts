@@ -7,7 +7,11 @@
  * - ghostLayers.ts: translucent ghosts of another simulation ('compare', 'rapier');
  * - onionLayer.ts: onion skins of recent poses;
  * - selectionLayer.ts: the selected bone's outline and its joint's limit gizmo;
- * - picking.ts: handle and bone picking, rays and projection.
+ * - picking.ts: handle and bone picking, rays and projection;
+ * - labelLayer.ts: the centre of mass's label.
+ *
+ * Insets (`setInsets`: the page's panel, plots and strips over the canvas) shift the camera's
+ * centre into the free part of the view, and `frame()` fits the rigs into that part.
  *
  * More layers (a skinned mesh, labels...) join through `addLayer`: each is written every frame
  * before the render, may add to the bounds `frame()` takes in, and is disposed with the view.
@@ -32,6 +36,7 @@ import { createGhostLayers, worldGhostSource, type GhostInfo, type GhostLayerNam
 import { createOnionLayer } from './onionLayer';
 import { createSelectionLayer } from './selectionLayer';
 import { createPicking, type BonePick } from './picking';
+import { createComLabel } from './labelLayer';
 
 export { CROWD_BONES, LIMIT_RED_DEG } from './rigLayer';
 export { ONION_MAX } from './onionLayer';
@@ -73,8 +78,15 @@ export interface View {
   project(x: number, y: number, z: number, out: { x: number; y: number }): boolean;
   /** Ray from the camera through a client position (shared object: copy what you keep). */
   rayAt(clientX: number, clientY: number): Ray;
-  /** Point the camera at the world's rigs (their current bounds). */
+  /** Point the camera at the world's rigs (their bones' and targets' bounds), fitting them into the free part of the view. */
   frame(): void;
+  /** CSS pixels along each edge covered by the page (panel, plots, strips): the camera centres on the rest. */
+  setInsets(insets: Insets): void;
+  readonly insets: Readonly<Insets>;
+  /** Draw the control point (or else the bone) under the pointer lighter; -1 for none. */
+  setHover(cp: number, bone: number): void;
+  /** Which control points are pins, by name (drawn as cubes rather than spheres). */
+  setPinTest(isPin: (name: string) => boolean): void;
   /** Radius of the target handles of a rig (scene units). */
   handleRadius(rig: number): number;
   /** Draw every rig of a second world as a translucent ghost over the main one (the 'compare' layer); null = none. */
@@ -95,6 +107,12 @@ export interface View {
   clearOnion(): void;
   dispose(): void;
 }
+
+/** CSS pixels covered along each edge of the view. */
+export interface Insets { left: number; right: number; top: number; bottom: number }
+
+/** Share of the free part of the view the framed rigs may fill. */
+const FILL = 0.86;
 
 export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View {
   const renderer = new WebGLRenderer({ canvas, antialias: true });
@@ -124,7 +142,8 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const onion = createOnionLayer(world, scene, shapes);
   const selection = createSelectionLayer(world, scene, shapes);
   const picking = createPicking(canvas, camera, world, rigs);
-  const extra: ViewLayer[] = [];
+  const extra: ViewLayer[] = [createComLabel(world, canvas, picking.project)];
+  const insets: Insets = { left: 0, right: 0, top: 0, bottom: 0 };
   let selectedBone = -1;
 
   const lastSize = new Vector2(-1, -1);
@@ -134,6 +153,26 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     lastSize.set(w, h);
     renderer.setSize(w, h, false);
     camera.aspect = w / Math.max(1, h);
+    offset();
+  }
+
+  /** The free part of the view: its size and centre in CSS pixels. */
+  function free(): { w: number; h: number; cx: number; cy: number } {
+    const W = canvas.clientWidth || canvas.width, H = canvas.clientHeight || canvas.height;
+    let { left, right, top, bottom } = insets;
+    // never leave less than a quarter of the view: the insets shrink in proportion
+    const room = (size: number, a: number, b: number) => (size - a - b < size / 4 ? (0.75 * size) / Math.max(1e-9, a + b) : 1);
+    const kx = room(W, left, right), ky = room(H, top, bottom);
+    left *= kx; right *= kx; top *= ky; bottom *= ky;
+    const w = W - left - right, h = H - top - bottom;
+    return { w, h, cx: left + w / 2, cy: top + h / 2 };
+  }
+
+  /** Put the camera's centre at the free part's centre. */
+  function offset(): void {
+    const W = canvas.clientWidth || canvas.width, H = canvas.clientHeight || canvas.height;
+    const f = free();
+    if (W > 0 && H > 0) camera.setViewOffset(W, H, W / 2 - f.cx, H / 2 - f.cy, W, H);
     camera.updateProjectionMatrix();
   }
 
@@ -151,24 +190,47 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   }
 
   const bounds: Bounds = { min: new Vector3(), max: new Vector3() };
+  const corner = new Vector3();
+  const VIEW_DIRECTION = new Vector3(0.45, 0.35, 0.85).normalize();
   function frame(): void {
     const { Bone } = world.physik;
     bounds.min.setScalar(Infinity);
     bounds.max.setScalar(-Infinity);
-    for (const r of world.physik.rigs) for (const e of r.bones) {
-      for (const arr of [Bone.head, Bone.tail]) growBounds(bounds, arr[e * 3]!, arr[e * 3 + 1]!, arr[e * 3 + 2]!);
+    const { ControlPoint } = world.physik;
+    for (const r of world.physik.rigs) {
+      for (const e of r.bones) for (const arr of [Bone.head, Bone.tail]) growBounds(bounds, arr[e * 3]!, arr[e * 3 + 1]!, arr[e * 3 + 2]!);
+      // the handles too: the body is on its way to them
+      for (const cp of r.controlPoints) growBounds(bounds, ControlPoint.target[cp * 3]!, ControlPoint.target[cp * 3 + 1]!, ControlPoint.target[cp * 3 + 2]!);
     }
     ghosts.grow(bounds);
     for (const L of extra) L.grow?.(bounds);
     const { min, max } = bounds;
     if (!Number.isFinite(min.x)) return;
+    resize();
     const size = Math.max(max.x - min.x, max.y - min.y, max.z - min.z, 0.5);
     orbit.target.set((min.x + max.x) / 2, (min.y + max.y) / 2, (min.z + max.z) / 2);
-    const dist = size * 1.9;
-    camera.position.set(orbit.target.x + dist * 0.45, orbit.target.y + dist * 0.35, orbit.target.z + dist * 0.85);
     camera.near = size * 0.005;
     camera.far = size * 100;
-    camera.updateProjectionMatrix();
+    offset();
+    // fit: project the bounds' corners and move the camera until they fill the free part
+    const f = free();
+    let dist = size * 1.9;
+    for (let pass = 0; pass < 3; pass++) {
+      camera.position.copy(orbit.target).addScaledVector(VIEW_DIRECTION, dist);
+      camera.lookAt(orbit.target);
+      camera.updateMatrixWorld();
+      let need = 0;
+      for (let k = 0; k < 8; k++) {
+        corner.set(k & 1 ? max.x : min.x, k & 2 ? max.y : min.y, k & 4 ? max.z : min.z);
+        const at = { x: 0, y: 0 };
+        picking.project(corner.x, corner.y, corner.z, at);
+        const rect = canvas.getBoundingClientRect();
+        need = Math.max(need, Math.abs(at.x - rect.left - f.cx) / (0.5 * FILL * f.w), Math.abs(at.y - rect.top - f.cy) / (0.5 * FILL * f.h));
+      }
+      if (!(need > 0) || !Number.isFinite(need)) break;
+      dist *= need;
+    }
+    camera.position.copy(orbit.target).addScaledVector(VIEW_DIRECTION, dist);
     orbit.update();
   }
 
@@ -198,6 +260,13 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       };
     },
     handleRadius: rigs.handleRadius,
+    setInsets(next) {
+      Object.assign(insets, next);
+      offset();
+    },
+    get insets() { return insets; },
+    setHover: rigs.hover,
+    setPinTest: rigs.setPinTest,
     setGhost: (w) => ghosts.setSource('compare', w ? worldGhostSource(w) : null),
     setGhostSource: ghosts.setSource,
     setGhostOffset: ghosts.setOffset,

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
-import { useSandbox, saveShot, pixelTally, panelControl as control, drawn } from './harness';
+import { useSandbox, saveShot, pixelTally, panelControl as control, drawn, openAdvanced } from './harness';
 
 const open = useSandbox();
 const fixtures = new URL('../fixtures/external/', import.meta.url);
@@ -69,6 +69,7 @@ async function messageAfter(page: Page, action: () => Promise<unknown>, pattern:
 }
 
 async function typeInto(page: Page, label: string, text: string): Promise<void> {
+  await openAdvanced(page);
   await control(page, label).locator('input').click();
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.type(text);

@@ -9,8 +9,9 @@
  * registers the start and stop hooks and returns `open(query)`, which opens the sandbox page
  * and (unless told not to) waits until it has rendered a few frames, collecting console and
  * page errors. `saveShot(page, name)` keeps a full-page screenshot in test-results/e2e/;
- * `nextFrames`, `colourPixels` (count pixels of a colour in a screenshot) and `panelControl`
- * (a lil-gui controller by its label) are small helpers the tests share.
+ * `nextFrames`, `colourPixels` (count pixels of a colour in a screenshot), `panelControl`
+ * (a lil-gui controller by its label) and `openAdvanced` (unfold the panel's Advanced folder)
+ * are small helpers the tests share.
  */
 import { afterAll, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -25,7 +26,14 @@ export const shotDir = join(root, 'test-results', 'e2e');
 
 export interface Opened { page: Page; errors: string[] }
 
-export function useSandbox(): (query?: string, options?: { waitForFrames?: boolean }) => Promise<Opened> {
+export interface OpenOptions {
+  /** Wait until the page has drawn a few frames (default true). */
+  waitForFrames?: boolean;
+  /** Window size in CSS pixels (default 960 × 640). */
+  viewport?: { width: number; height: number };
+}
+
+export function useSandbox(): (query?: string, options?: OpenOptions) => Promise<Opened> {
   let browser: Browser;
   const base = inject('baseUrl');
   if (!base) throw new Error('no baseUrl: run the browser tests with `npm run test:e2e` (vitest.e2e.config.ts has the globalSetup)');
@@ -42,8 +50,8 @@ export function useSandbox(): (query?: string, options?: { waitForFrames?: boole
     await browser?.close();
   });
 
-  return async (query = '', { waitForFrames = true } = {}) => {
-    const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
+  return async (query = '', { waitForFrames = true, viewport = { width: 960, height: 640 } }: OpenOptions = {}) => {
+    const page = await browser.newPage({ viewport });
     const errors: string[] = [];
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -103,6 +111,12 @@ export async function colourPixels(page: Page, png: Buffer, match: (r: number, g
 
 /** Not the page background (#24282f): grid, bones, handles, overlay. */
 export const drawn = (r: number, g: number, b: number) => (r - 0x24) ** 2 + (g - 0x28) ** 2 + (b - 0x2f) ** 2 > 300;
+
+/** Unfold the panel's closed "Advanced" folder (the physics settings, Rapier ghost, crowd, worker mode). */
+export async function openAdvanced(page: Page): Promise<void> {
+  const title = page.locator('.lil-gui .lil-title', { hasText: /^Advanced$/ });
+  if ((await title.getAttribute('aria-expanded')) !== 'true') await title.click();
+}
 
 /** The lil-gui controller labelled exactly `name`. */
 export function panelControl(page: Page, name: string) {

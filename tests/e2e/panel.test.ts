@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox } from './harness';
+import { openAdvanced, useSandbox } from './harness';
 
 const open = useSandbox();
 
@@ -26,9 +26,13 @@ describe('settings panel (headless Chromium)', () => {
     const { page, errors } = await open();
     await page.locator('.lil-gui.lil-root').waitFor({ state: 'visible', timeout: 10_000 });
     expect(await page.evaluate(() => window.__physik!.panel !== undefined)).toBe(true);
-    for (const name of ['scene', 'solver', 'dt', 'stiffness', 'pass cap', 'inter-joint']) {
+    for (const name of ['scene', 'solver', 'compare with', 'responsiveness', 'liveliness', '● record', 'export .glb']) {
       expect(await control(page, name).isVisible()).toBe(true);
     }
+    // the physics settings wait under the closed Advanced fold
+    for (const name of ['dt', 'stiffness', 'pass cap', 'inter-joint']) expect(await control(page, name).isVisible()).toBe(false);
+    await openAdvanced(page);
+    for (const name of ['dt', 'stiffness', 'pass cap', 'inter-joint']) expect(await control(page, name).isVisible()).toBe(true);
     const scenes = await control(page, 'scene').locator('option').allTextContents();
     expect(scenes).toContain('humanoid');
     expect(scenes).toContain('elbow');
@@ -72,6 +76,7 @@ describe('settings panel (headless Chromium)', () => {
 
   it('typing dt = -1 is refused: error shown, dt unchanged, field reset', async () => {
     const { page, errors } = await open();
+    await openAdvanced(page);
     const dt0 = await rigSetting(page, 'dt');
     const input = control(page, 'dt').locator('input');
     await input.click();

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox, saveShot, colourPixels, nextFrames, panelControl } from './harness';
+import { useSandbox, saveShot, colourPixels, nextFrames, panelControl, openAdvanced } from './harness';
 
 const open = useSandbox();
 
@@ -146,6 +146,7 @@ describe('Rapier ghost (headless Chromium)', () => {
 
   it('the panel switches it, the address follows; a deep link opens with it; a loaded scene, a reset and a crowd are mirrored anew; hidden in playback', async () => {
     const { page, errors } = await open('?scene=humanoid&rapier=1');
+    await openAdvanced(page);
     await page.waitForFunction(() => window.__physik!.rapier !== null, undefined, { timeout: 60_000 });
     expect(await page.evaluate(() => window.__physik!.rapierJoints)).toBe('impulse');
     expect(await panelControl(page, 'Rapier ghost').locator('input').isChecked()).toBe(true);

@@ -17,7 +17,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox, saveShot, panelControl } from './harness';
+import { useSandbox, saveShot, panelControl, openAdvanced } from './harness';
 import type { WorkerSandbox } from '../../src/app/workerMode';
 
 const open = useSandbox();
@@ -156,6 +156,7 @@ describe('worker mode (headless Chromium)', () => {
     console.log(`main-thread mode, crowd of 100: frame interval median ${onMain.median.toFixed(1)} ms, p95 ${onMain.p95.toFixed(1)} ms (${onMain.n} frames)`);
     expect(await page.evaluate(() => new URL(location.href).searchParams.get('crowd'))).toBe('100');
 
+    await openAdvanced(page);
     const box = panelControl(page, 'simulation in a worker').locator('input');
     expect(await box.isChecked()).toBe(false);
     await Promise.all([page.waitForURL(/worker=1/, { timeout: 30_000 }), box.check()]);
