@@ -21,7 +21,7 @@
  * matrices, so a joint under a non-uniform scale that shears gets the nearest rotation; a
  * recording's bones must be the imported rig's (the names of `importGltf`'s joints).
  */
-import { importGltf, readGltfJson, type GltfImport, type GltfImportOptions } from './gltfImport';
+import { importGltf, readGltfJson, type GltfImportOptions } from './gltfImport';
 import { ImportError } from './skeleton';
 import { createSourcePoser } from './sourcePose';
 import { assertExportable } from './bvhExport';
@@ -31,7 +31,7 @@ export interface SourceGlbOptions {
   /** Name of the new animation (default "<rig> (PhysIK)"; made unique among the file's). */
   clipName?: string;
   /** The import's joints (`GltfImport.joints`); default: imported again from the source. */
-  joints?: GltfImport['joints'];
+  joints?: readonly { name: string; node: number }[];
   /** The options the character was imported with (scale, up), when `joints` is not given. */
   importOptions?: GltfImportOptions;
   /** File name for error messages. */
