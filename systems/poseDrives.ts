@@ -268,22 +268,30 @@ const phi = new Float64Array(3);
 
 /**
  * The clip's rotation of bone b (index i, parent index p) relative to its parent, clamped
- * into the joint's enabled limits axis by axis (rotation vector from the rest pose in the
- * joint frame, as the limits measure it), to tgt.
+ * into the joint's limits (clampToLimits), to tgt.
  */
 function clampedTarget(world: PhysikWorld, rec: PoseDriveRecord, b: number, i: number, p: number): void {
   const B = rec.rotB;
   // local = parent⁻¹ ⊗ bone
   const ax = -B[p * 4]!, ay = -B[p * 4 + 1]!, az = -B[p * 4 + 2]!, aw = B[p * 4 + 3]!;
   const bx = B[i * 4]!, by = B[i * 4 + 1]!, bz = B[i * 4 + 2]!, bw = B[i * 4 + 3]!;
-  const lx = aw * bx + ax * bw + ay * bz - az * by;
-  const ly = aw * by - ax * bz + ay * bw + az * bx;
-  const lz = aw * bz + ax * by - ay * bx + az * bw;
-  const lw = aw * bw - ax * bx - ay * by - az * bz;
-  tgt[0] = lx; tgt[1] = ly; tgt[2] = lz; tgt[3] = lw;
+  tgt[0] = aw * bx + ax * bw + ay * bz - az * by;
+  tgt[1] = aw * by - ax * bz + ay * bw + az * bx;
+  tgt[2] = aw * bz + ax * by - ay * bx + az * bw;
+  tgt[3] = aw * bw - ax * bx - ay * by - az * bz;
+  clampToLimits(world, b, tgt, 0);
+}
+
+/**
+ * A rotation of bone b relative to its parent (q[o..o+3]) clamped into the joint's enabled
+ * limits, axis by axis: its rotation vector from the rest pose in the joint frame (as the
+ * limits measure it) clamped, and back. Unchanged when no limit is passed.
+ */
+export function clampToLimits(world: PhysikWorld, b: number, q: Doubles, o: number): void {
   const { AngularLimit, Bone } = world.physik;
   const b3 = b * 3;
   if (!(AngularLimit.enabled[b3] || AngularLimit.enabled[b3 + 1] || AngularLimit.enabled[b3 + 2])) return;
+  const lx = q[o]!, ly = q[o + 1]!, lz = q[o + 2]!, lw = q[o + 3]!;
   // φ of rest⁻¹ ⊗ local
   const R = Bone.restLocal, r4 = b * 4;
   const rx = -R[r4]!, ry = -R[r4 + 1]!, rz = -R[r4 + 2]!, rw = R[r4 + 3]!;
@@ -307,10 +315,10 @@ function clampedTarget(world: PhysikWorld, rec: PoseDriveRecord, b: number, i: n
   const sh = angle === 0 ? 0.5 : Math.sin(0.5 * angle) / angle;
   const ex = phi[0]! * sh, ey = phi[1]! * sh, ez = phi[2]! * sh, ew = Math.cos(0.5 * angle);
   const qx = -rx, qy = -ry, qz = -rz, qw = rw;
-  tgt[0] = qw * ex + qx * ew + qy * ez - qz * ey;
-  tgt[1] = qw * ey - qx * ez + qy * ew + qz * ex;
-  tgt[2] = qw * ez + qx * ey - qy * ex + qz * ew;
-  tgt[3] = qw * ew - qx * ex - qy * ey - qz * ez;
+  q[o] = qw * ex + qx * ew + qy * ez - qz * ey;
+  q[o + 1] = qw * ey - qx * ez + qy * ew + qz * ex;
+  q[o + 2] = qw * ez + qx * ey - qy * ex + qz * ew;
+  q[o + 3] = qw * ew - qx * ex - qy * ey - qz * ez;
 }
 
 export function poseDrives(world: PhysikWorld): void {

@@ -29,6 +29,8 @@ import { measureDiagnostics } from '../../systems/metrics';
 import { restPose } from './bind';
 
 export const DEFAULT_CAPTURE_STIFFNESS = 10000;
+/** Free joints' damping rate relative to their parent (1/s): joint friction that keeps light toes and fingers from spinning up. */
+export const DEFAULT_JOINT_DAMPING = 10;
 
 export interface CaptureOptions {
   markers: CaptureMarkerDescription[];
@@ -144,7 +146,7 @@ export function attachClip(world: PhysikWorld, rig: number, track: PoseTrack, op
   const rec = createPoseDriveRecord(track, n, worldBones.length);
   rec.stiffness = S;
   rec.dampingRatio = zeta;
-  rec.jointDamping = checkPositive(options.jointDamping, 'jointDamping', 10);
+  rec.jointDamping = checkPositive(options.jointDamping, 'jointDamping', DEFAULT_JOINT_DAMPING);
   const { Bone, Rig } = world.physik;
   rec.start = start - Rig.step[rig]! * record.settings.dt;
   markers.forEach((m) => {
@@ -250,7 +252,12 @@ function emptyStats(record: RigRecord, rec: PoseDriveRecord): CaptureStats {
   };
 }
 
-/** Pose the rig at the clip's time `time`, moving as the clip moves there. */
+/**
+ * Pose the rig at the clip's time `time`, moving as the clip moves there. The clip's own pose,
+ * past the limits where the clip passes them (clamping it instead was tried: the markers then
+ * yanked the rig back toward the clip in the first steps, 12° past a wrist limit and 2.6% of
+ * the height off at a hand).
+ */
 function poseAtClip(world: PhysikWorld, record: RigRecord, rec: PoseDriveRecord, time: number): void {
   const { Bone, Rig } = world.physik;
   const dt = record.settings.dt;
