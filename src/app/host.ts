@@ -23,6 +23,7 @@ import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, ty
 import { createPageShell, openFileWith, type PageShell } from './shell';
 import { isPinName } from './grab';
 import type { Sandbox } from './sandbox';
+import type { Recording } from '../io/recording';
 
 /** What a host does on its side when the core changes the rigs or the feel. */
 export interface HostHooks {
@@ -34,6 +35,8 @@ export interface HostHooks {
   crowdChanged(n: number): void;
   /** Feel knobs set on the page's main rig (was: the responsiveness before). */
   feelChanged(patch: Partial<Feel>, was: number): void;
+  /** A recording file was opened: play it on the rig (throws when it cannot). */
+  recordingOpened(recording: Recording): void;
 }
 
 export interface HostCore {
@@ -141,6 +144,7 @@ export function createHostCore(initial: Scene, initialName: string, options: San
     },
     loadScene,
     openFile: (data, fileName) => openFileWith(data, fileName, (opened) => {
+      if (opened.kind === 'recording') { hooks.recordingOpened(opened.recording); return; }
       loadScene(opened.scene, opened.name);
       importNotes = opened.notes;
     }),

@@ -65,6 +65,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     },
     crowdChanged: () => syncRapier(),
     feelChanged: (patch, was) => compare?.setFeel(patch, was),
+    recordingOpened: (recording) => sandbox.recorder.open(recording),
   });
   const { world, ref, record, view, history, selection, canvas, dragger } = core;
   /** Every user action is one step of the history, restoring pose and velocities (edits.ts). */

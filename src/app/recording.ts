@@ -8,12 +8,17 @@
  * - Playback and scrubbing pause the simulation and draw recorded poses (bit-identical to the
  *   live ones); leaving playback without resuming puts the live state back as it was.
  *
+ * - A recording file (the project's .recording.json) can be opened onto a rig with the same
+ *   bones: it plays back like a take, and exports again; it holds poses only, so it cannot be
+ *   resumed from.
+ *
  * Limits: one recording at a time, of the main rig only (not the compare ghost); edits that
  * add or remove control points during playback make the live state impossible to restore,
  * so the rig is then reset (with a message).
  */
 import { restoreRig, snapshotRig, type RigSnapshot } from '../core/snapshot';
 import type { PhysikWorld } from '../core';
+import { findRig } from '../world/world';
 import { applyFrame, createRecorder, rewindTo, type Recorder } from '../io/recorder';
 import type { Recording } from '../io/recording';
 import { recordingToGlb } from '../io/gltfExport';
@@ -49,6 +54,8 @@ export interface RecordingControls {
   advance(seconds: number): void;
   /** Forget the recording (a new scene was loaded). */
   clear(): void;
+  /** Play an opened recording of this rig (its bones by name, in order); throws, nothing changed, for another rig's. */
+  open(recording: Recording): void;
 }
 
 export interface RecordingHost {
@@ -150,7 +157,8 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
       show(frame);
     },
     resumeHere() {
-      if (!recording || !recorder || recording.frameCount === 0) return;
+      if (!recording || recording.frameCount === 0) return;
+      if (!recorder) throw new Error('an opened recording holds poses only, not the simulation\'s state: record a new take to resume from one of its frames');
       const frame = state.frame;
       if (state.mode === 'recording') stopRecording();
       playing = false;
@@ -183,6 +191,23 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
       if (clock > recording.frameCount - 1) clock = 0; // loop
       const f = Math.floor(clock);
       if (f !== state.frame) show(f);
+    },
+    open(next) {
+      const names = findRig(host.world, host.rig).boneNames;
+      const fits = next.bones.length === names.length && next.bones.every((b, i) => b.name === names[i]);
+      if (!fits) {
+        const list = (a: readonly string[]) => `${a.slice(0, 6).join(', ')}${a.length > 6 ? ', …' : ''}`;
+        throw new Error(`this recording is of rig "${next.rig}" (${next.bones.length} bones: ${list(next.bones.map((b) => b.name))}), `
+          + `not of the rig shown (${names.length} bones: ${list(names)}): open its scene first`);
+      }
+      if (next.frameCount === 0) throw new Error('this recording has no frames');
+      if (state.mode === 'recording') stopRecording();
+      if (state.mode === 'playback') controls.live();
+      recorder = null;
+      recording = next;
+      state.frame = 0;
+      sync();
+      controls.play();
     },
     clear() {
       if (state.mode === 'playback') controls.live();

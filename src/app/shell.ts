@@ -14,6 +14,8 @@ import { parseSceneText } from '../scene/load';
 import type { Scene } from '../scene/types';
 import { importBvh } from '../io/bvhImport';
 import { importGltf } from '../io/gltfImport';
+import { RECORDING_FORMAT, recordingFromJson } from '../io/recordingJson';
+import type { Recording } from '../io/recording';
 import { createHud, type Hud } from '../hud/overlay';
 import { TIMELINE_HEIGHT } from '../hud/timeline';
 import { installFileDrop } from './drop';
@@ -59,35 +61,50 @@ const errorShown = () => document.getElementById('error')?.hidden === false;
 export const OPENABLE = ['.json', '.glb', '.gltf', '.bvh'] as const;
 
 /** A scene read from an opened file: the scene, its name (the file's, no extension) and the import's notes. */
-export interface OpenedScene { scene: Scene; name: string; notes: string[] }
+export interface OpenedScene { kind: 'scene'; scene: Scene; name: string; notes: string[] }
+/** A recording read from an opened file (the project's .recording.json). */
+export interface OpenedRecording { kind: 'recording'; recording: Recording; name: string }
+export type OpenedFile = OpenedScene | OpenedRecording;
+
+/** Whether JSON text is the project's recording format (its header says so). */
+function isRecordingJson(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && (v as { format?: unknown }).format === RECORDING_FORMAT;
+  } catch {
+    return false; // the scene reader names the syntax error
+  }
+}
 
 /**
- * Read a file the user opened: a scene .json, or a rig from .glb/.gltf/.bvh (imported with two
- * control points at its longest chains' ends). Throws, naming the file, when it is refused.
+ * Read a file the user opened: a scene .json, a recording (.recording.json), or a rig from
+ * .glb/.gltf/.bvh (imported with two control points at its longest chains' ends). Throws,
+ * naming the file, when it is refused.
  */
-export async function readOpenedFile(data: string | ArrayBuffer, fileName: string): Promise<OpenedScene> {
+export async function readOpenedFile(data: string | ArrayBuffer, fileName: string): Promise<OpenedFile> {
   const ext = (/\.[^.]+$/.exec(fileName)?.[0] ?? '').toLowerCase();
   const text = () => (typeof data === 'string' ? data : new TextDecoder().decode(data));
-  const name = fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '');
+  const name = fileName.replace(/^.*[\\/]/, '').replace(/(\.recording)?\.[^.]+$/, '');
   if (ext === '.bvh') {
     const r = importBvh(text(), fileName, { controlPoints: 2 });
-    return { scene: r.scene, name, notes: r.warnings };
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings };
   }
   if (ext === '.glb' || ext === '.gltf') {
     const r = await importGltf(ext === '.gltf' ? text() : data, fileName, { controlPoints: 2 });
-    return { scene: r.scene, name, notes: r.warnings };
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings };
   }
   if (ext !== '.json') {
     throw new Error(`unsupported file type "${ext || '(no extension)'}": open a scene (.json) or a rig (${OPENABLE.slice(1).join(', ')})`);
   }
-  return { scene: parseSceneText(text(), fileName), name, notes: [] };
+  if (isRecordingJson(text())) return { kind: 'recording', recording: recordingFromJson(text(), fileName), name };
+  return { kind: 'scene', scene: parseSceneText(text(), fileName), name, notes: [] };
 }
 
 /**
  * Open a file into a host: read it, hand it to `load`; false, with the error shown, when it is
  * refused (the current rig then stays); a success clears the error box.
  */
-export async function openFileWith(data: string | ArrayBuffer, fileName: string, load: (opened: OpenedScene) => void): Promise<boolean> {
+export async function openFileWith(data: string | ArrayBuffer, fileName: string, load: (opened: OpenedFile) => void): Promise<boolean> {
   try {
     load(await readOpenedFile(data, fileName));
   } catch (e) {
@@ -122,7 +139,8 @@ export const HELP: readonly HelpEntry[] = [
   { keys: 'space · .', does: 'play or pause · one step' },
   { keys: 'r', does: 'reset the rig to its starting pose' },
   { keys: 'Esc', does: 'close this help or a message; deselect' },
-  { keys: 'drop a file', does: `open a scene (.json) or a rig (.glb, .gltf, .bvh)` },
+  { keys: 'drop a file', does: 'open a scene (.json) or a rig (.glb, .gltf, .bvh)' },
+  { keys: 'drop a .recording.json', does: 'play a take recorded here back on its rig', needs: 'recording' },
   { keys: 'timeline strip', does: 'scrub a recording (record in the panel)', needs: 'recording' },
   { keys: '? · F1', does: 'show or hide this help' },
 ];

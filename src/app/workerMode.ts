@@ -69,6 +69,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     sceneLoaded: (next) => send({ type: 'scene', pose: newPoseBuffer(), scene: next, feel: inEffect(core.feel) }),
     crowdChanged: (n) => send({ type: 'crowd', pose: newPoseBuffer(), n }),
     feelChanged: (feel, was) => send({ type: 'feel', feel, was }),
+    recordingOpened: () => off('opening a recording'),
   });
   const { world, record } = core;
 
@@ -143,6 +144,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     afterStep() { /* no recording */ },
     advance() { /* no playback */ },
     clear() { /* nothing recorded */ },
+    open: () => off('opening a recording'),
   };
 
   let posesRead = 0;

@@ -2,14 +2,15 @@
  * Recording in the sandbox, in headless Chromium (setup in harness.ts): record and stop from
  * the panel, scrub on the pixi timeline with the mouse (the pose shown is the recorded one,
  * bit for bit), looped playback and back to live, resume from a recorded frame, export .glb,
- * .bvh and .json as downloads, and import of the external rigs (a BVH and a glTF figure)
+ * .bvh and .json as downloads, the .json opened again (played back on its rig, refused on
+ * another), and import of the external rigs (a BVH and a glTF figure)
  * dropped on the page, posed, recorded and exported.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { useSandbox, shotDir, saveShot } from './harness';
+import { useSandbox, shotDir, saveShot, panelControl } from './harness';
 import { parseSceneText } from '../../src/scene/load';
 
 const open = useSandbox();
@@ -137,11 +138,37 @@ describe('recording in the sandbox (headless Chromium)', () => {
     const bvh = (await download(page, 'export .bvh', 'humanoid.bvh')).toString('utf8');
     expect(bvh.startsWith('HIERARCHY')).toBe(true);
     expect(bvh).toContain(`Frames: ${n}`);
-    const json = JSON.parse((await download(page, 'export .json', 'humanoid.recording.json')).toString('utf8'));
+    const jsonText = (await download(page, 'export .json', 'humanoid.recording.json')).toString('utf8');
+    const json = JSON.parse(jsonText);
     expect(json.format).toBe('physik-recording');
     expect(json.frameCount).toBe(n);
     expect(errors).toEqual([]);
     await page.close();
+
+    // the sandbox opens its own recording: a fresh page plays it back on the same rig, frame for frame
+    const again = await open();
+    const dropText = (p: Page, name: string, text: string) => p.evaluate(([fileName, t]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t!], fileName!));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+    }, [name, text]);
+    await dropText(again.page, 'humanoid.recording.json', jsonText);
+    await again.page.waitForFunction(() => window.__physik!.recorder.state.mode === 'playback', undefined, { timeout: 20_000 });
+    expect(await frames(again.page)).toBe(n);
+    expect(await again.page.evaluate(() => window.__physik!.sceneName)).toBe('humanoid'); // the rig stays, the take plays on it
+    await again.page.evaluate(() => window.__physik!.recorder.scrub(5));
+    expect(await showsFrame(again.page, 5)).toBe(true);
+    expect(await again.page.evaluate(() => Array.from(window.__physik!.recorder.recording!.rotations.slice(0, 5)))).toEqual(json.rotations.flat().slice(0, 5));
+    // on another rig: refused, saying whose it is
+    await again.page.evaluate(() => window.__physik!.recorder.live());
+    await panelControl(again.page, 'scene').locator('select').selectOption('elbow');
+    await again.page.waitForFunction(() => window.__physik!.sceneName === 'elbow', undefined, { timeout: 10_000 });
+    await dropText(again.page, 'humanoid.recording.json', jsonText);
+    const box = again.page.locator('#error');
+    await box.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await box.textContent()).toMatch(/recording is of rig "humanoid" \(18 bones.*open its scene first/s);
+    expect(again.errors).toEqual([]);
+    await again.page.close();
   });
 
   // one bone per joint of the file

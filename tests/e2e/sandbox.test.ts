@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useSandbox, saveShot, pixelTally, colourPixels, drawn } from './harness';
+import { useSandbox, saveShot, pixelTally, colourPixels, drawn, openAdvanced } from './harness';
 
 const open = useSandbox();
 
@@ -158,6 +158,7 @@ describe('sandbox (headless Chromium)', () => {
 
   it('spawns a crowd of 100 humanoids from the panel and stays interactive', async () => {
     const { page, errors } = await open();
+    await openAdvanced(page);
     const row = page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: /^crowd \(copies\)$/ }) });
     const input = row.locator('input').last();
     await input.click();
