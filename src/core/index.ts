@@ -19,3 +19,4 @@ export { defaultSettings, paperSettings } from './settings';
 export { wakeRig } from '../world/wake';
 export { moveRig } from './move';
 export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';
+export { getScript, setScript } from './script';
