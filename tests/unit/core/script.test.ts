@@ -1,6 +1,7 @@
 /**
  * setScript / getScript: a rig's script replaced while it runs. Keys at steps already taken
- * wait for a reset; later ones fire on time; a bad event changes nothing.
+ * wait for a reset; later ones fire on time; a bad event changes nothing; a key of a point
+ * that is gone is skipped when it comes.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -34,11 +35,18 @@ describe('setScript', () => {
     expect(targetOf(w)).toEqual([0.1, 1.0, 0.3]);
   });
 
+  it('a key of a point the rig does not have is skipped', () => {
+    const w = load();
+    setScript(w.world, w.rig, [{ step: 2, point: 'gone', target: [0, 1, 0] }, { step: 3, point: 'handR', target: [0.2, 1.1, 0] }]);
+    step(w.world, 5);
+    expect(targetOf(w)).toEqual([0.2, 1.1, 0]);
+  });
+
   it('refuses a bad event and keeps the script it had', () => {
     const w = load();
     setScript(w.world, w.rig, [{ step: 3, point: 'handR', target: [0, 1, 0] }]);
     expect(() => setScript(w.world, w.rig, [{ step: 1.5, point: 'handR' }])).toThrow(/whole number/);
-    expect(() => setScript(w.world, w.rig, [{ step: 1, point: 'nope' }])).toThrow(/no control point "nope"/);
+    expect(() => setScript(w.world, w.rig, [{ step: 1, point: '' }])).toThrow(/control point's name/);
     expect(() => setScript(w.world, w.rig, [{ step: 1, point: 'handR', target: [0, NaN, 0] }])).toThrow(/finite/);
     expect(getScript(w.world, w.rig)).toEqual([{ step: 3, point: 'handR', target: [0, 1, 0] }]);
   });
