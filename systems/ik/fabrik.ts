@@ -103,6 +103,7 @@ import { pj } from './fabrik/constraints';
 import { tEps } from './fabrik/roll';
 import { buildRigidPoints, growPairs, turnAboutBase } from './fabrik/subBases';
 import { backward, forward } from './fabrik/passes';
+import { isFreeChain, solveFreeChain } from './fabrik/freeChain';
 
 /** Iterations in a row without a gain of 0.1% on the best before the solve restarts elsewhere. */
 const PATIENCE = 12;
@@ -284,6 +285,17 @@ export function fabrikSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
   let err = errOut[0]!;
   if (!Number.isFinite(err)) return diverged(world, rig, 0);
   let iterations = 0;
+  if (err > tol && isFreeChain(world, rig, m, nPoles)) {
+    // one goal on a chain without limits: the published algorithm on positions (freeChain.ts)
+    iterations = solveFreeChain(world, rig, s.ikIterations, tol);
+    placeAll(world, rig);
+    goalError(world, rig, m);
+    err = errOut[0]!;
+    if (!Number.isFinite(err)) return diverged(world, rig, iterations);
+    placeRootCentre(world, rig);
+    refreshPose(world, rig);
+    return solved(iterations, err <= tol ? STATUS_CONVERGED : STATUS_STALLED);
+  }
   hasBq.fill(0, 0, n);
   rollMiss.fill(0, 0, 2 * n);
   // a pole turns the bend even when the goals are already met: one iteration at least
