@@ -2,7 +2,7 @@
  * A glTF or GLB animation as a capture clip (SourceMotion, source.ts): one of its animations (by
  * name, or the first), played on the node hierarchy by three.js (its interpolants: LINEAR, STEP
  * and CUBICSPLINE as the file says) and sampled at a frame rate from the keys: the reciprocal of
- * the shortest key interval, rounded, at most MAX_GLTF_FPS. The rest pose is the nodes' own
+ * the shortest key interval, rounded, from MIN_GLTF_FPS to MAX_GLTF_FPS. The rest pose is the nodes' own
  * transforms. Apart from source.ts because it needs three.js (an optional peer).
  */
 import { AnimationClip, Quaternion, Vector3, type Object3D } from 'three';
@@ -11,19 +11,40 @@ import { importGltf, readGltfJson } from '../io/gltfImport';
 import { ImportError } from '../io/skeleton';
 import { emptyMotion, MAX_CLIP_FRAMES, type SourceJoint, type SourceMotion } from './source';
 
-/** Highest frame rate a glTF animation is sampled at. */
+/** Highest and lowest frame rates a glTF animation is sampled at. */
 export const MAX_GLTF_FPS = 240;
+export const MIN_GLTF_FPS = 30;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Bytes → base64 (Node's Buffer or the browser's btoa). */
-function base64(bytes: Uint8Array): string {
-  const B = (globalThis as { Buffer?: { from(b: Uint8Array): { toString(enc: string): string } } }).Buffer;
-  if (B) return B.from(bytes).toString('base64');
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
+/** base64 → bytes (Node's Buffer or the browser's atob). */
+function fromBase64(text: string): Uint8Array {
+  const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
+  if (B) return new Uint8Array(B.from(text, 'base64'));
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** A GLB of the JSON text and the binary chunk. */
+function glb(jsonText: string, bin: Uint8Array): ArrayBuffer {
+  const json = new TextEncoder().encode(jsonText);
+  const jsonLength = json.byteLength + ((4 - (json.byteLength % 4)) % 4);
+  const total = 12 + 8 + jsonLength + (bin.byteLength ? 8 + bin.byteLength : 0);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true); view.setUint32(4, 2, true); view.setUint32(8, total, true);
+  view.setUint32(12, jsonLength, true); view.setUint32(16, 0x4e4f534a, true);
+  out.fill(0x20, 20, 20 + jsonLength);
+  out.set(json, 20);
+  if (bin.byteLength) {
+    const at = 20 + jsonLength;
+    view.setUint32(at, bin.byteLength, true); view.setUint32(at + 4, 0x004e4942, true);
+    out.set(bin, at + 8);
+  }
+  return out.buffer;
 }
 
 /** A GLB's BIN chunk (undefined when it has none). */
@@ -68,22 +89,38 @@ export async function motionFromGltf(data: ArrayBuffer | Uint8Array | string, fi
   // only what the motion needs: nodes (transforms), the chosen animation and its buffers; no
   // meshes, materials or images (three.js would try to decode textures)
   const bytes = typeof data === 'string' ? undefined : data instanceof Uint8Array ? data : new Uint8Array(data);
-  const buffers = (Array.isArray(json.buffers) ? json.buffers : []).map((b, i) => {
+  // every buffer's bytes, joined into one GLB binary chunk (three.js would fetch data: URIs,
+  // which Node's three.js cannot: no ProgressEvent)
+  const parts = (Array.isArray(json.buffers) ? json.buffers : []).map((b, i): Uint8Array => {
     const uri = isObj(b) ? b.uri : undefined;
     if (typeof uri !== 'string') {
       const bin = bytes ? glbBinary(bytes) : undefined;
       if (!bin) fail(`buffer ${i} has no uri and the file has no GLB binary chunk`);
-      return { byteLength: (b as Json).byteLength, uri: `data:application/octet-stream;base64,${base64(bin!)}` };
+      return bin!;
     }
-    if (uri.startsWith('data:')) return { byteLength: (b as Json).byteLength, uri };
+    if (uri.startsWith('data:')) {
+      const comma = uri.indexOf(',');
+      if (comma < 0 || !uri.slice(0, comma).endsWith(';base64')) fail(`buffer ${i}: a data URI that is not base64`);
+      return fromBase64(uri.slice(comma + 1));
+    }
     if (!options.readResource) fail(`buffer ${i} is the external file "${uri}": pass the .gltf's folder's files (or a .glb)`);
-    let read: Uint8Array;
     try {
-      read = options.readResource!(uri);
+      return options.readResource!(uri);
     } catch (e) {
       return fail(`buffer ${i} "${uri}": ${e instanceof Error ? e.message : String(e)}`);
     }
-    return { byteLength: (b as Json).byteLength, uri: `data:application/octet-stream;base64,${base64(read)}` };
+  });
+  const starts: number[] = [];
+  let total = 0;
+  for (const part of parts) { starts.push(total); total += part.byteLength + ((4 - (part.byteLength % 4)) % 4); }
+  const bin = new Uint8Array(total);
+  parts.forEach((part, i) => bin.set(part, starts[i]!));
+  const bufferViews = (Array.isArray(json.bufferViews) ? json.bufferViews : []).map((v) => {
+    const view = { ...(v as Json) };
+    const k = typeof view.buffer === 'number' ? view.buffer : 0;
+    view.byteOffset = (typeof view.byteOffset === 'number' ? view.byteOffset : 0) + (starts[k] ?? 0);
+    view.buffer = 0;
+    return view;
   });
   const nodes = (json.nodes as Json[]).map((nd) => {
     const out: Json = {};
@@ -101,12 +138,12 @@ export async function motionFromGltf(data: ArrayBuffer | Uint8Array | string, fi
     nodes,
     animations: [anim],
     accessors: json.accessors,
-    bufferViews: json.bufferViews,
-    buffers,
+    bufferViews,
+    buffers: total > 0 ? [{ byteLength: total }] : [],
   };
   const gltf = await new Promise<{ scene: Object3D; animations: AnimationClip[]; parser: { associations: Map<Object3D, { nodes?: number }> } }>((resolve, reject) => {
     try {
-      new GLTFLoader().parse(JSON.stringify(reduced), '', resolve as never, (e: unknown) => reject(e));
+      new GLTFLoader().parse(glb(JSON.stringify(reduced), bin), '', resolve as never, (e: unknown) => reject(e));
     } catch (e) {
       reject(e);
     }
@@ -129,7 +166,8 @@ export async function motionFromGltf(data: ArrayBuffer | Uint8Array | string, fi
   let fps = Number.isFinite(shortest) ? Math.round(1 / shortest) : 30;
   const notes: string[] = [];
   if (fps > MAX_GLTF_FPS) { notes.push(`keys ${shortest.toPrecision(3)} s apart: sampled at ${MAX_GLTF_FPS} fps`); fps = MAX_GLTF_FPS; }
-  if (fps < 1) fps = 1;
+  // sparse keys are interpolated: sampled at 30 fps at least, so the frames follow the curves
+  if (fps < MIN_GLTF_FPS) fps = MIN_GLTF_FPS;
   const F = Math.max(1, Math.round(duration * fps) + 1);
   if (F > MAX_CLIP_FRAMES) fail(`animation "${names[which]}" is ${duration.toFixed(1)} s at ${fps} fps: more than the ${MAX_CLIP_FRAMES} frames a clip may have`);
 

@@ -1,0 +1,183 @@
+/**
+ * Capture on the CMU walk (120 Hz, 31 joints): faithful when every joint is driven stiffly,
+ * markers hold where they are put while the free bones move on their own, finite and
+ * deterministic; the result exports onto the source BVH (three.js's BVHLoader reads the
+ * source's hierarchy and channel order) and to a .glb the Khronos validator accepts; a glTF's
+ * own animation plays too.
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
+import { createPhysikWorld, addRig, step } from '../../../src/core';
+import { importBvh } from '../../../src/io/bvhImport';
+import { importGltf } from '../../../src/io/gltfImport';
+import { recordingToSourceBvh } from '../../../src/io/bvhSource';
+import { recordingToGlb } from '../../../src/io/gltfExport';
+import { recordingToSourceGlb } from '../../../src/io/gltfSource';
+import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../../../src/capture/source';
+import { motionFromGltf } from '../../../src/capture/gltfMotion';
+import { bindClip } from '../../../src/capture/bind';
+import { attachClip, captureClip, captureSettings, type CaptureOptions, type CaptureResult } from '../../../src/capture/capture';
+import { poseDriveOf } from '../../../systems/poseDrives';
+import type { RigDescription } from '../../../src/world/types';
+
+const fixtures = join(__dirname, '../../fixtures/external');
+const walkFile = join(fixtures, 'cmu_subject02_walk_delfem2.bvh');
+const walkText = readFileSync(walkFile, 'utf8');
+const MARKED = ['Hips', 'LeftHand', 'RightHand', 'LeftFoot', 'RightFoot'];
+
+let clip: SourceMotion;
+beforeAll(() => {
+  clip = dropReferenceFrame(motionFromBvh(walkText, walkFile));
+});
+
+function capture(rig: RigDescription, options: CaptureOptions, source = clip): { result: CaptureResult; height: number; world: ReturnType<typeof createPhysikWorld>; rig: number } {
+  const world = createPhysikWorld();
+  const { rig: r } = addRig(world, { rig, settings: captureSettings(source.fps) });
+  const bound = bindClip(world, r, source);
+  const handle = attachClip(world, r, bound.track, options);
+  return { result: captureClip(world, handle), height: world.physik.Rig.height[r]!, world, rig: r };
+}
+
+const walkRig = (template: 'humanoid' | 'none') => importBvh(walkText, walkFile, { motion: false, template }).scene.rig;
+const worldMarkers: CaptureOptions['markers'] = [
+  { name: 'hips', kind: 'world', bones: ['Hips'] },
+  { name: 'hands', kind: 'world', bones: ['LeftHand', 'RightHand'] },
+  { name: 'feet', kind: 'world', bones: ['LeftFoot', 'RightFoot'] },
+];
+
+describe('capture of the CMU walk', () => {
+  test('the clip starts at frame 1: frame 0 is the file\'s reference pose', () => {
+    expect(clip.frameCount).toBe(343);
+    expect(clip.notes.join()).toMatch(/frame 0 is a reference pose/);
+  });
+
+  test('followed kinematically, every bone is exactly where the clip has it', () => {
+    const rig = walkRig('humanoid');
+    const { result } = capture(rig, { markers: [{ name: 'all', kind: 'pose', mode: 'follow', bones: rig.bones.map((b) => b.name) }] });
+    expect(result.stats.maxPoseError).toBeLessThan(1e-9);
+    expect(result.recording.frameCount).toBe(clip.frameCount);
+  });
+
+  test('every joint on a stiff pose drive, no other forces: within 1% of the height at every frame', () => {
+    const rig = walkRig('none'); // no limits: the drives are the only forces
+    const { result } = capture(rig, { markers: [{ name: 'all', kind: 'pose', bones: rig.bones.map((b) => b.name) }], stiffness: 80000 });
+    expect(result.stats.finite).toBe(true);
+    expect(result.stats.steps).toBe(clip.frameCount - 1);
+    // measured: 0.78% (LeftToeBase)
+    expect(result.stats.maxPoseError).toBeLessThan(0.01);
+  });
+
+  describe('world markers on hips, hands and feet, the rest free', () => {
+    let run: ReturnType<typeof capture>;
+    beforeAll(() => {
+      run = capture(walkRig('humanoid'), { markers: worldMarkers });
+    });
+
+    test('the marked points stay within 2 cm × (height / 1.7 m) of the clip', () => {
+      const { stats } = run.result;
+      expect(stats.markers.map((m) => m.bone)).toEqual(MARKED);
+      // measured: 0.28%, 0.22%, 0.41%, 0.73%, 0.69% of the height (the bound is 1.18%)
+      for (const m of stats.markers) {
+        expect(m.max, m.bone).toBeLessThan(0.02 / 1.7);
+        expect(m.mean, m.bone).toBeLessThanOrEqual(m.max);
+      }
+    });
+
+    test('the other bones move on their own: the largest difference from the clip is reported and not zero', () => {
+      const { free } = run.result.stats;
+      expect(MARKED).not.toContain(free.bone);
+      expect(free.max).toBeGreaterThan(0.01); // measured: 0.147 × height (a toe)
+      expect(free.max).toBeLessThan(1);
+    });
+
+    test('finite, and its limit violation is measured every step', () => {
+      const { stats } = run.result;
+      expect(stats.finite).toBe(true);
+      expect(Number.isFinite(stats.maxLimitViolationDeg)).toBe(true);
+      // measured: 7.7° (the clip itself passes the template's limits by up to 31°)
+      expect(stats.maxLimitViolationDeg).toBeLessThan(15);
+      const rotations = run.result.recording.rotations;
+      for (let k = 0; k < run.result.recording.frameCount * 31 * 4; k++) expect(Number.isFinite(rotations[k]!)).toBe(true);
+    });
+
+    test('deterministic: a second run records the same bits', () => {
+      const again = capture(walkRig('humanoid'), { markers: worldMarkers });
+      const a = run.result.recording, b = again.result.recording;
+      expect(b.frameCount).toBe(a.frameCount);
+      expect(Buffer.from(b.rotations.buffer, 0, b.frameCount * 31 * 32).equals(Buffer.from(a.rotations.buffer, 0, a.frameCount * 31 * 32))).toBe(true);
+      expect(Buffer.from(b.heads.buffer, 0, b.frameCount * 31 * 24).equals(Buffer.from(a.heads.buffer, 0, a.frameCount * 31 * 24))).toBe(true);
+    });
+
+    test('exported onto the source BVH, three.js reads the source hierarchy and channel order', () => {
+      const text = recordingToSourceBvh(walkText, run.result.recording, { file: walkFile });
+      const loader = new BVHLoader();
+      const source = loader.parse(walkText), ours = loader.parse(text);
+      const shape = (r: ReturnType<BVHLoader['parse']>) => r.skeleton.bones.map((b) => `${b.name}<${b.parent && 'isBone' in b.parent ? b.parent.name : ''}`);
+      expect(shape(ours)).toEqual(shape(source));
+      const channels = (t: string) => t.split(/\r?\n/).filter((l) => /^\s*CHANNELS/.test(l)).map((l) => l.trim());
+      expect(channels(text)).toEqual(channels(walkText));
+      expect(ours.clip.duration).toBeCloseTo(run.result.recording.times[run.result.recording.frameCount - 1]!, 2);
+    });
+
+    test('exported as .glb, the Khronos validator finds no error', async () => {
+      const glb = await recordingToGlb(run.result.recording);
+      const { validateBytes } = (await import('gltf-validator' as string)) as { validateBytes(b: Uint8Array): Promise<{ issues: { numErrors: number; messages: { severity: number; message: string }[] } }> };
+      const report = await validateBytes(new Uint8Array(glb));
+      expect(report.issues.messages.filter((m) => m.severity === 0).map((m) => m.message)).toEqual([]);
+      expect(report.issues.numErrors).toBe(0);
+    });
+  });
+
+  test('a script changes a marker\'s mode: the feet go free at step 100', () => {
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+    const handle = attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers, script: [{ step: 100, marker: 'feet', mode: 'free' }] });
+    const feet = handle.markerPoints.get('feet')!;
+    step(world, 100);
+    expect(feet.map((cp) => world.physik.ControlPoint.active[cp])).toEqual([1, 1]);
+    step(world, 1);
+    expect(feet.map((cp) => world.physik.ControlPoint.active[cp])).toEqual([0, 0]);
+    expect(world.physik.ControlPoint.active[handle.markerPoints.get('hips')![0]!]).toBe(1);
+    expect(poseDriveOf(world, rig)!.markerMode[3]).toBe(0);
+  });
+
+  test('bad markers are refused naming the marker and the bone', () => {
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+    const track = bindClip(world, rig, clip).track;
+    expect(() => attachClip(world, rig, track, { markers: [{ name: 'm', kind: 'world', bones: ['Tail'] }] })).toThrow(/markers\[0\] "m"\.bones: unknown bone "Tail"/);
+    expect(() => attachClip(world, rig, track, { markers: [{ name: 'm', kind: 'pose', bones: ['Hips'], stiffness: -1 }] })).toThrow(/markers\[0\] "m"\.stiffness: expected a finite number >= 0/);
+    expect(() => attachClip(world, rig, track, { markers: [], script: [{ step: 1, marker: 'nope', mode: 'free' }] })).toThrow(/script\[0\]\.marker: unknown marker "nope"/);
+  });
+
+  test('a clip of another skeleton is refused', async () => {
+    const figure = readFileSync(join(fixtures, 'RiggedFigure.glb'));
+    const other = await motionFromGltf(new Uint8Array(figure), 'RiggedFigure.glb');
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, { rig: walkRig('humanoid') });
+    expect(() => bindClip(world, rig, other)).toThrow(/does not fit rig/);
+  });
+});
+
+describe('capture of a glTF animation', () => {
+  test("RiggedFigure's own animation plays on its rig: followed exactly, markers close", async () => {
+    const bytes = new Uint8Array(readFileSync(join(fixtures, 'RiggedFigure.glb')));
+    const source = await motionFromGltf(bytes, 'RiggedFigure.glb');
+    expect(source.frameCount).toBeGreaterThan(10);
+    const { scene } = await importGltf(bytes, 'RiggedFigure.glb');
+    const names = scene.rig.bones.map((b) => b.name);
+    const followed = capture(scene.rig, { markers: [{ name: 'all', kind: 'pose', mode: 'follow', bones: names }] }, source);
+    expect(followed.result.stats.maxPoseError).toBeLessThan(1e-9);
+    const leaves = names.filter((n) => !scene.rig.bones.some((b) => b.parent === n));
+    const marked = capture(scene.rig, { markers: [{ name: 'ends', kind: 'world', bones: [names[0]!, ...leaves] }] }, source);
+    expect(marked.result.stats.finite).toBe(true);
+    for (const m of marked.result.stats.markers) expect(m.max, m.bone).toBeLessThan(0.02);
+    // onto the source file: the character with one more animation, valid glTF
+    const glb = await recordingToSourceGlb(bytes, marked.result.recording, { file: 'RiggedFigure.glb' });
+    const { validateBytes } = (await import('gltf-validator' as string)) as { validateBytes(b: Uint8Array): Promise<{ issues: { numErrors: number; messages: { severity: number; message: string }[] } }> };
+    const report = await validateBytes(new Uint8Array(glb));
+    expect(report.issues.messages.filter((m) => m.severity === 0).map((m) => m.message)).toEqual([]);
+  });
+});
