@@ -9,10 +9,10 @@ import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Quaternion, Vector3, type Bone } from 'three';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
-import { createPhysikWorld, addRig, step } from '../../src/core';
-import { parseScene } from '../../src/scene/load';
-import { captureFrame, createRecording, headAt, type Quat, type Recording } from '../../src/io/recording';
-import { BVH_CHANNEL_ORDERS, recordingToBvh, type BvhChannelOrder } from '../../src/io/bvhExport';
+import { createPhysikWorld, addRig, step } from '../../../src/core';
+import { parseScene } from '../../../src/scene/load';
+import { captureFrame, createRecording, headAt, type Quat, type Recording } from '../../../src/io/recording';
+import { BVH_CHANNEL_ORDERS, recordingToBvh, type BvhChannelOrder } from '../../../src/io/bvhExport';
 
 const STEPS = 60;
 const DEG = 180 / Math.PI;

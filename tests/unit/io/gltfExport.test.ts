@@ -8,11 +8,11 @@ import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { AnimationMixer, LoopOnce, PropertyBinding, Quaternion, Vector3, type Bone, type Object3D, type SkinnedMesh } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { createPhysikWorld, addRig, step } from '../../src/core';
-import { parseScene } from '../../src/scene/load';
-import { captureFrame, createRecording, headAt, localRotation, type Recording } from '../../src/io/recording';
-import { recordingToGlb } from '../../src/io/gltfExport';
-import { ensureFileReader } from '../../src/io/node-polyfills';
+import { createPhysikWorld, addRig, step } from '../../../src/core';
+import { parseScene } from '../../../src/scene/load';
+import { captureFrame, createRecording, headAt, localRotation, type Recording } from '../../../src/io/recording';
+import { recordingToGlb } from '../../../src/io/gltfExport';
+import { ensureFileReader } from '../../../src/io/node-polyfills';
 
 const STEPS = 60;
 

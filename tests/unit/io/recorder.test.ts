@@ -7,15 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AnimationMixer, Group, InterpolateLinear, LoopOnce, Object3D, Quaternion, QuaternionLinearInterpolant, Vector3 } from 'three';
-import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../src/core';
-import { parseSceneText } from '../../src/scene/load';
-import type { Settings } from '../../src/scene/types';
-import { applyFrame, createRecorder, recordSteps, rewindTo } from '../../src/io/recorder';
-import { localRotation, type Recording } from '../../src/io/recording';
-import { recordingToClip, trackNodeName } from '../../src/io/clip';
-import { copyDoubles, type Doubles } from '../../components/doubles';
+import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../../src/core';
+import { parseSceneText } from '../../../src/scene/load';
+import type { Settings } from '../../../src/scene/types';
+import { applyFrame, createRecorder, recordSteps, rewindTo } from '../../../src/io/recorder';
+import { localRotation, type Recording } from '../../../src/io/recording';
+import { recordingToClip, trackNodeName } from '../../../src/io/clip';
+import { copyDoubles, type Doubles } from '../../../components/doubles';
 
-const scene = parseSceneText(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
+const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 
 function humanoid(settings: Partial<Settings> = {}): { world: PhysikWorld; h: RigHandle } {
   const world = createPhysikWorld();

@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addRig, createPhysikWorld } from '../../src/core';
-import { parseSceneText } from '../../src/scene/load';
-import { recordSteps } from '../../src/io/recorder';
-import type { Recording } from '../../src/io/recording';
-import { RECORDING_FORMAT, RECORDING_VERSION, RecordingError, recordingFromJson, recordingToJson } from '../../src/io/recordingJson';
-import { rng } from './helpers';
+import { addRig, createPhysikWorld } from '../../../src/core';
+import { parseSceneText } from '../../../src/scene/load';
+import { recordSteps } from '../../../src/io/recorder';
+import type { Recording } from '../../../src/io/recording';
+import { RECORDING_FORMAT, RECORDING_VERSION, RecordingError, recordingFromJson, recordingToJson } from '../../../src/io/recordingJson';
+import { rng } from '../helpers';
 
-const scene = parseSceneText(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
+const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 
 /** The humanoid scene recorded for 40 steps of 0.05 s at 30 fps: 61 frames of 18 bones. */
 function humanoidRecording(): Recording {
