@@ -82,7 +82,8 @@
  * Where the parts live: fabrik/scratch.ts (the working set and the helpers over it),
  * fabrik/constraints.ts (a joint's box), fabrik/roll.ts (the roll look-ahead),
  * fabrik/subBases.ts (rigid fits and the turn about the base), fabrik/passes.ts (backward,
- * forward, poles); this file restarts, keeps the best pose and reports. How often it reaches
+ * forward, poles), fabrik/freeChain.ts (one goal on a chain with no limits: the published
+ * passes on positions alone); this file restarts, keeps the best pose and reports. How often it reaches
  * random limited chains is measured in docs/solvers.md.
  *
  * Limits of the method: each joint does its best given the bone placed before it, with a few
