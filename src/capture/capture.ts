@@ -45,12 +45,13 @@ export interface CaptureOptions {
   script?: CaptureEvent[];
 }
 
-/** How far a world marker's point strayed from the clip, ÷ the rig's height. */
+/** How far a world marker's point strayed from the clip, ÷ the rig's height, over the steps it was tied (not free). */
 export interface MarkerStray {
   marker: string;
   bone: string;
   max: number;
   mean: number;
+  steps: number;
 }
 
 /** What a capture measured, step by step, after each step. */
@@ -220,6 +221,7 @@ export function attachClip(world: PhysikWorld, rig: number, track: PoseTrack, op
     stats: emptyStats(record, rec),
     duration: (track.frameCount - 1) / track.fps,
   };
+  handle.markerPoints.forEach((cps, name) => cps.forEach((cp) => (handle.stats.markers[rec.markerCp.indexOf(cp)]!.marker = name)));
   handles.set(rec, handle);
   if (!measuring.has(world)) {
     const system = (w: PhysikWorld) => measureAll(w);
@@ -243,7 +245,7 @@ export function detachClip(world: PhysikWorld, rig: number): void {
 function emptyStats(record: RigRecord, rec: PoseDriveRecord): CaptureStats {
   return {
     steps: 0,
-    markers: Array.from(rec.markerCp, (_, k) => ({ marker: '', bone: record.boneNames[rec.markerBone[k]!]!, max: 0, mean: 0 })),
+    markers: Array.from(rec.markerCp, (_, k) => ({ marker: '', bone: record.boneNames[rec.markerBone[k]!]!, max: 0, mean: 0, steps: 0 })),
     free: { bone: '', max: 0 },
     maxPoseError: 0,
     maxPoseErrorBone: '',
@@ -311,12 +313,14 @@ function measureAll(world: PhysikWorld): void {
     const height = Rig.height[record.eid]! > 0 ? Rig.height[record.eid]! : 1;
     st.steps++;
     for (let m = 0; m < rec.markerCp.length; m++) {
+      if (rec.markerMode[m] === POSE_FREE) continue;
       const cp = rec.markerCp[m]!;
       attachmentPoint(world, cp, point, 0);
       const d = Math.hypot(point[0]! - rec.pointB[m * 3]!, point[1]! - rec.pointB[m * 3 + 1]!, point[2]! - rec.pointB[m * 3 + 2]!) / height;
       const s = st.markers[m]!;
       if (!(d <= s.max)) s.max = d; // NaN is kept
-      s.mean += (d - s.mean) / st.steps;
+      s.steps++;
+      s.mean += (d - s.mean) / s.steps;
     }
     const n = record.bones.length;
     for (let i = 0; i < n; i++) {
@@ -364,9 +368,6 @@ export function captureClip(world: PhysikWorld, handle: CaptureHandle, now: () =
   const perFrame = Math.max(1, Math.round(1 / (track.fps * dt)));
   const frames = track.frameCount;
   const recording = createRecording(world, handle.rig, track.fps);
-  const names = new Map<number, string>();
-  handle.markerPoints.forEach((cps, name) => cps.forEach((cp) => names.set(cp, name)));
-  handle.record.markerCp.forEach((cp, k) => (handle.stats.markers[k]!.marker = names.get(cp) ?? ''));
   captureFrame(recording, world, handle.rig, 0);
   const t0 = now();
   for (let f = 1; f < frames; f++) {

@@ -2,6 +2,7 @@
  * Node-only scene loading. Kept apart from `load.ts` so browser bundles never import `node:fs`.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Scene } from './types';
 import { parseSceneText, SceneError } from './load';
 
@@ -53,7 +54,13 @@ export function readInputFile(path: string, maxBytes: number): Buffer {
   }
 }
 
-/** Read, parse and validate a scene file; every failure is a `SceneError` naming the file. */
+/** Largest clip file a scene's capture block may name (a long mocap take). */
+export const MAX_CLIP_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Read, parse and validate a scene file; every failure is a `SceneError` naming the file. A
+ * capture block's clip `file` (relative to the scene file) is read into its `text`.
+ */
 export function loadSceneFile(path: string): Scene {
   let text: string;
   try {
@@ -61,5 +68,15 @@ export function loadSceneFile(path: string): Scene {
   } catch (e) {
     throw new SceneError([{ path: '(root)', message: (e as Error).message }], path);
   }
-  return parseSceneText(text, path);
+  const scene = parseSceneText(text, path);
+  const clip = scene.capture?.clip;
+  if (clip?.file !== undefined && clip.text === undefined) {
+    const where = resolve(dirname(path), clip.file);
+    try {
+      clip.text = readInputFile(where, MAX_CLIP_BYTES).toString('utf8');
+    } catch (e) {
+      throw new SceneError([{ path: 'capture.clip.file', message: `${clip.file}: ${(e as Error).message}` }], path);
+    }
+  }
+  return scene;
 }

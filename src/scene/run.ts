@@ -11,12 +11,29 @@ import type { Scene, Settings } from './types';
 import { copyDoubles } from '../../components/doubles';
 import { sceneCrowd } from './crowd';
 import { metricPath } from '../core/validation/check';
+import { attachSceneCapture } from '../capture/scene';
+import type { CaptureStats } from '../capture/capture';
 import { findRig } from '../world/world';
 import { solveNoteOf } from '../../systems/ik/solveNotes';
 
 export interface RunOptions {
   steps?: number;
   settings?: Partial<Settings>;
+}
+
+/**
+ * A capture over a run (src/capture): the world markers' stray from the clip while tied (max
+ * over them, and the mean of their means; per marker bone too), the largest difference of a bone
+ * no marker ties, the largest of any bone, all ÷ the rig's height, and the largest limit violation.
+ */
+export interface CaptureSummary {
+  maxMarkerStray: number;
+  meanMarkerStray: number;
+  markers: Record<string, { marker: string; max: number; mean: number }>;
+  freeMax: number;
+  freeBone: string;
+  maxPoseError: number;
+  maxLimitViolationDeg: number;
 }
 
 export interface RunSummary {
@@ -86,6 +103,8 @@ export interface RunSummary {
   pose: Record<string, { head: number[]; tail: number[]; local: number[] }>;
   /** The scene's crowd at the end of the run (absent without a `crowd` block). */
   crowd?: CrowdSummary;
+  /** How the rig kept to its clip over the run (absent without a `capture` block). */
+  capture?: CaptureSummary;
 }
 
 export interface CrowdSummary {
@@ -161,6 +180,7 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const rootStart = Bone.head.slice(root * 3, root * 3 + 3);
   const restPose = readPose(world, handle.rig);
   const crowd = scene.crowd ? addRigs(world, sceneCrowd({ ...scene, settings }, world.physik.Rig.height[handle.rig]!)).map((h) => h.rig) : [];
+  const capture = scene.capture ? attachSceneCapture(world, handle.rig, scene.capture) : undefined;
 
   let peakKE = 0, peakLimit = 0, peakSpeed = 0, secondaryMotion = 0, elapsed = 0, steadyElapsed = 0;
   const steadyFrom = Math.max(0, steps - STEADY_STEPS);
@@ -241,6 +261,21 @@ export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
     ...shape,
     pose: Object.fromEntries(Object.entries(pose).map(([k, v]) => [k, { head: v.head, tail: v.tail, local: v.local }])),
     ...(crowdSummary ? { crowd: crowdSummary } : {}),
+    ...(capture ? { capture: captureSummary(capture.stats) } : {}),
+  };
+}
+
+/** A capture's figures for the summary (every distance ÷ the rig's height). */
+function captureSummary(st: CaptureStats): CaptureSummary {
+  const tied = st.markers.filter((m) => m.steps > 0);
+  return {
+    maxMarkerStray: tied.reduce((a, m) => Math.max(a, m.max), 0),
+    meanMarkerStray: tied.length ? tied.reduce((a, m) => a + m.mean, 0) / tied.length : 0,
+    markers: Object.fromEntries(st.markers.map((m) => [m.bone, { marker: m.marker, max: m.max, mean: m.mean }])),
+    freeMax: st.free.max,
+    freeBone: st.free.bone,
+    maxPoseError: st.maxPoseError,
+    maxLimitViolationDeg: st.maxLimitViolationDeg,
   };
 }
 

@@ -150,6 +150,24 @@ export function checkReferences(data: unknown): SceneIssue[] {
     }
   });
 
+  // a capture's markers name bones; its script names markers
+  const capture = field(data, 'capture');
+  const markerNames = new Set<string>();
+  list(field(capture, 'markers')).forEach((m, i) => {
+    const n = field(m, 'name');
+    if (typeof n === 'string') {
+      if (markerNames.has(n)) add(['capture', 'markers', i, 'name'], `a marker named "${n}" is listed twice`);
+      markerNames.add(n);
+    }
+    list(field(m, 'bones')).forEach((b, k) => {
+      if (typeof b === 'string' && !boneIndex.has(b)) add(['capture', 'markers', i, 'bones', k], `unknown bone "${b}" ${known(boneIndex)}`);
+    });
+  });
+  list(field(capture, 'script')).forEach((e, i) => {
+    const m = field(e, 'marker');
+    if (typeof m === 'string' && !markerNames.has(m)) add(['capture', 'script', i, 'marker'], `unknown marker "${m}" (markers: ${[...markerNames].join(', ') || 'none'})`);
+  });
+
   const crowdPoint = field(field(data, 'crowd'), 'point');
   if (typeof crowdPoint === 'string' && !pointIndex.has(crowdPoint)) {
     add(['crowd', 'point'], `unknown control point "${crowdPoint}" ${known(pointIndex)}`);
@@ -175,7 +193,7 @@ export function checkReferences(data: unknown): SceneIssue[] {
       if (problem) add(['expect', 'targets', key], problem);
     }
   }
-  const context: MetricContext = { bones: boneIndex, goal, crowd: isObject(field(data, 'crowd')) };
+  const context: MetricContext = { bones: boneIndex, goal, crowd: isObject(field(data, 'crowd')), capture: isObject(capture) };
   const metrics = field(expectBlock, 'metrics');
   if (isObject(metrics)) {
     for (const key of Object.keys(metrics)) {
@@ -206,6 +224,8 @@ export const SUMMARY_METRICS: readonly string[] = [
   'maxBendDeg', 'bendVariation', 'restDeviation',
 ];
 export const CROWD_METRICS: readonly string[] = ['rigs', 'finite', 'maxTargetError', 'meanTargetError', 'converged', 'stepsPerSecond'];
+/** A capture's figures (src/scene/run.ts CaptureSummary), as `capture.<name>`; all ÷ the rig's height but the limit's degrees. */
+export const CAPTURE_METRICS: readonly string[] = ['maxMarkerStray', 'meanMarkerStray', 'freeMax', 'maxPoseError', 'maxLimitViolationDeg'];
 
 const poseMetric = /^pose\.(.+)\.(head|tail|local)\.(\d)$/s;
 
@@ -226,11 +246,12 @@ interface MetricContext {
   /** Why a name is not a goal control point, or undefined when it is one. */
   goal: (name: string) => string | undefined;
   crowd: boolean;
+  capture: boolean;
 }
 
 const metricList = [
   ...SUMMARY_METRICS, 'targetErrors.<goal control point>', 'pose.<bone>.head.<0-2>', 'pose.<bone>.tail.<0-2>', 'pose.<bone>.local.<0-3>',
-  `crowd.<${CROWD_METRICS.join('|')}> (with a crowd block)`,
+  `crowd.<${CROWD_METRICS.join('|')}> (with a crowd block)`, `capture.<${CAPTURE_METRICS.join('|')}> (with a capture block)`,
 ].join(', ');
 
 /** Why `metric` names no figure of this scene's run, or undefined when it names one. */
@@ -247,6 +268,9 @@ function metricProblem(metric: string, context: MetricContext): string | undefin
   }
   if (head === 'crowd' && rest.length === 1 && CROWD_METRICS.includes(rest[0]!)) {
     return context.crowd ? undefined : `expected a crowd block for the crowd metric ${JSON.stringify(metric)}, got none`;
+  }
+  if (head === 'capture' && rest.length === 1 && CAPTURE_METRICS.includes(rest[0]!)) {
+    return context.capture ? undefined : `expected a capture block for the capture metric ${JSON.stringify(metric)}, got none`;
   }
   return unknown;
 }

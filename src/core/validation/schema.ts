@@ -172,6 +172,30 @@ const crowdSchema = strict({
   seed: num.int().optional(),
 });
 
+const markerMode = z.enum(['follow', 'drive', 'free']);
+
+/** A capture (src/capture): the clip, its markers and the script of their modes. */
+const captureSchema = strict({
+  clip: strict({
+    file: z.string().min(1).optional(),
+    text: z.string().min(1).optional(),
+    format: z.enum(['bvh', 'recording']).optional(),
+  }).refine((c) => c.file !== undefined || c.text !== undefined, { error: 'expected a file (relative to the scene file) or the text of the clip' }),
+  stiffness: num.gt(0).optional(),
+  dampingRatio: num.gte(0).optional(),
+  start: num.gte(0).optional(),
+  markers: z.array(strict({
+    name,
+    bones: z.array(name).min(1),
+    kind: z.enum(['world', 'pose']),
+    mode: markerMode.optional(),
+    stiffness: num.gte(0).optional(),
+    damping: num.gte(0).optional(),
+    at: unit.optional(),
+  })),
+  script: z.array(strict({ step: num.int().gte(0), marker: name, mode: markerMode })).optional(),
+});
+
 /** The annotation makes tsc check that the parsed output really is a `Scene`. */
 export const sceneSchema: z.ZodType<Scene> = strict({
   name,
@@ -183,5 +207,6 @@ export const sceneSchema: z.ZodType<Scene> = strict({
   script: z.array(scriptEventSchema).default(() => []),
   secondaryBones: z.array(name).optional(),
   crowd: crowdSchema.optional(),
+  capture: captureSchema.optional(),
   expect: expectSchema.optional(),
 });
