@@ -84,11 +84,11 @@ for (const c of cases) {
     for (let s = 0; s < c.steps; s++) {
       let a = performance.now();
       step(world, 1);
-      elapsed[0] += performance.now() - a;
+      elapsed[0] = elapsed[0]! + (performance.now() - a);
       for (let k = 0; k < mirrors.length; k++) {
         a = performance.now();
         mirrors[k]!.step();
-        elapsed[k + 1] += performance.now() - a;
+        elapsed[k + 1] = elapsed[k + 1]! + (performance.now() - a);
       }
     }
     if (rep > 0) {

@@ -53,7 +53,7 @@ export function probeTwist(sceneName: string, settings: Record<string, unknown> 
       const t = twistNow(i);
       let d = t - prev[i]!;
       d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
-      unwrapped[i] += d;
+      unwrapped[i] = unwrapped[i]! + d;
       prev[i] = t;
       if (Math.abs(unwrapped[i]!) > peak[i]!) peak[i] = Math.abs(unwrapped[i]!);
     }

@@ -42,7 +42,7 @@ function build(scene: Scene): PhysikWorld {
   if (scene.crowd) addRigs(world, sceneCrowd(scene, world.physik.Rig.height[rig]!));
   const r = mulberry32(7);
   const { angVel } = world.physik.Bone;
-  for (const record of world.physik.rigs) for (const b of record.bones) for (let a = 0; a < 3; a++) angVel[b * 3 + a] += SPIN * (2 * r() - 1);
+  for (const record of world.physik.rigs) for (const b of record.bones) for (let a = 0; a < 3; a++) angVel[b * 3 + a] = angVel[b * 3 + a]! + SPIN * (2 * r() - 1);
   return world;
 }
 

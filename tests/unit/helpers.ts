@@ -52,7 +52,7 @@ export const matVec = (m: M3, v: ArrayLike<number>): V3 => [
 ];
 export const matMul = (a: M3, b: M3): M3 => {
   const out: M3 = new Array(9).fill(0);
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) out[i * 3 + j] += a[i * 3 + k]! * b[k * 3 + j]!;
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) out[i * 3 + j] = out[i * 3 + j]! + a[i * 3 + k]! * b[k * 3 + j]!;
   return out;
 };
 export const transpose = (a: M3): M3 => [a[0]!, a[3]!, a[6]!, a[1]!, a[4]!, a[7]!, a[2]!, a[5]!, a[8]!];

@@ -102,8 +102,9 @@ export function checkReferences(data: unknown): SceneIssue[] {
     }
     if (cur !== undefined && state[cur] === 1) {
       const cycle = walk.slice(walk.indexOf(cur));
-      const names = [...cycle, cycle[0]].map((i) => String(field(bones[i], 'name')));
-      add(['rig', 'bones', cycle[0], 'parent'], `parent cycle: ${names.join(' -> ')} (these bones never reach the root)`);
+      const first = cycle[0]!;
+      const names = [...cycle, first].map((i) => String(field(bones[i], 'name')));
+      add(['rig', 'bones', first, 'parent'], `parent cycle: ${names.join(' -> ')} (these bones never reach the root)`);
     }
     for (const i of walk) state[i] = 2;
   }

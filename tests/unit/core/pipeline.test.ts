@@ -35,7 +35,7 @@ describe('addSystem', () => {
     world.physik.ControlPoint.active[controlPoints.hand!] = 0;
     const gravity = (w: PhysikWorld) => {
       const { Bone } = w.physik;
-      for (const r of steppingRigs(w)) for (const b of r.bones) Bone.force[b * 3 + 1] -= 9.81 * Bone.mass[b]!;
+      for (const r of steppingRigs(w)) for (const b of r.bones) Bone.force[b * 3 + 1] = Bone.force[b * 3 + 1]! - 9.81 * Bone.mass[b]!;
     };
     addSystem(world, 'forces', gravity);
     step(world, 200);

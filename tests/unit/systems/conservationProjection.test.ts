@@ -49,7 +49,7 @@ function measure(world: PhysikWorld, rig: RigRecord): Measure {
     const h = local.map((v, i) => v * B.inertia[b * 3 + i]!);
     const Iw = [0, 1, 2].map((i) => R[i * 3]! * h[0]! + R[i * 3 + 1]! * h[1]! + R[i * 3 + 2]! * h[2]!);
     const cxv = [c[1]! * v[2]! - c[2]! * v[1]!, c[2]! * v[0]! - c[0]! * v[2]!, c[0]! * v[1]! - c[1]! * v[0]!];
-    for (let a = 0; a < 3; a++) { P[a] += m * v[a]!; L[a] += m * cxv[a]! + Iw[a]!; }
+    for (let a = 0; a < 3; a++) { P[a] = P[a]! + m * v[a]!; L[a] = L[a]! + (m * cxv[a]! + Iw[a]!); }
     KE += 0.5 * m * (v[0]! ** 2 + v[1]! ** 2 + v[2]! ** 2) + 0.5 * (local[0]! * h[0]! + local[1]! * h[1]! + local[2]! * h[2]!);
     scaleP += m * Math.hypot(v[0]!, v[1]!, v[2]!);
     scaleL += m * Math.hypot(cxv[0]!, cxv[1]!, cxv[2]!) + Math.hypot(Iw[0]!, Iw[1]!, Iw[2]!);

@@ -39,8 +39,8 @@ describe('scene validation', () => {
     expect(s.steps).toBe(400);
     expect(s.script).toEqual([]);
     expect(s.settings).toEqual({ ...defaultSettings, dt: 0.02 });
-    expect(s.rig.bones[0].direction).toEqual([0, 1, 0]); // normalised
-    expect(s.controlPoints[0].target).toEqual([1, 1, 0]);
+    expect(s.rig.bones[0]!.direction).toEqual([0, 1, 0]); // normalised
+    expect(s.controlPoints[0]!.target).toEqual([1, 1, 0]);
 
     const bare = parseScene({ name: 'x', rig: { name: 'r', bones: [{ name: 'a', parent: null, direction: [0, 1, 0], length: 1 }] } });
     expect(bare.controlPoints).toEqual([]);
@@ -96,7 +96,7 @@ describe('scene validation', () => {
     const text = JSON.stringify(d, null, 2).replace('"NAN_HERE"', 'NaN');
     const lines = text.split('\n');
     const line = lines.findIndex((l) => l.includes('NaN')) + 1;
-    const column = lines[line - 1].indexOf('NaN') + 1;
+    const column = lines[line - 1]!.indexOf('NaN') + 1;
     const e = errorOf(() => parseSceneText(text, 'arm.json'));
     expect(e.message).toBe(`arm.json: (root): invalid JSON at line ${line}, column ${column}: NaN is not allowed in JSON (use a finite number)`);
   });
