@@ -16,7 +16,7 @@ import { setTarget, step, readMetrics } from '../../../../src/core';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import { runScene } from '../../../../src/scene/run';
 import { jointRotationVector } from '../../../../src/world/jointRotation';
-import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../../../systems/ik/bezier';
+import { createBezierProblem, curveLength, lambdaForChain, lambdaForLength, placeBones, setControls } from '../../../../systems/ik/bezierCurve';
 import { copyDoubles } from '../../../../components/doubles';
 
 const scenes = join(__dirname, '../../../../scenes');
