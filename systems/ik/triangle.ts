@@ -29,15 +29,18 @@
  * 'path-dependent' mode, last step's plane normal carried by the change of reach direction;
  * else the current bend (sum of d_i × d_{i+1}), the rest bend, and the second link's joint
  * frame z axis signed by `bendDirection`. 'path-independent' restarts from the rest pose and
- * keeps nothing. Bones are aimed by the shortest arc from their rest frame carried by the parent;
- * limits are clamped after (`clampToLimits`), so a limited chain may miss; hinge joints (one of
- * x/z ranged, the other locked) get their parent twisted so the hinge axis is the bend normal,
- * and fully locked joints are folded into their parent's link. Bones off the chain keep their
- * rotation relative to their parent; goals sharing bones are solved in control-point order.
- * Proportional virtual links put the joints on a logarithmic spiral (every link meets the
- * radius from O at the same angle), so the bend concentrates near the root: limited joints
- * there get clamped (the neck and spiral scenes miss by 0.14 and 0.60 with their limits, and
- * reach exactly without them).
+ * keeps nothing. Bones are aimed by the shortest arc from their rest frame carried by the parent,
+ * each clamped to its limits as it is placed; hinge joints (one of x/z ranged, the other locked)
+ * get their parent twisted so the hinge axis is the bend normal, and fully locked joints are
+ * folded into their parent's link. When a limit turned a link off the construction, the chain is
+ * built again within its limits (`buildWithinLimits`): link i aimed where the triangle solution
+ * of links i..n−1 from its actual head puts it, clamped, and the links below solved from where
+ * it really ends. Proportional virtual links put the joints on a logarithmic spiral (every link
+ * meets the radius from O at the same angle), so the bend concentrates near each sub-chain's
+ * root: with tight limits the last links may not make up for what the limits took, and the
+ * solve's note says so (solveNotes.ts). Bones off the chain keep their rotation relative to
+ * their parent; goals sharing bones are solved in control-point order (the last one wins where
+ * they overlap, also a note).
  * δ and the turn are not in Settings: per rig with `setTriangleShape` (defaults 0 and 0; δ is a
  * fraction of the chain's mean link length). Settings worth adding: `triangleDelta`,
  * `triangleTurnDeg`.
