@@ -28,8 +28,8 @@
  * come from the particles root first: the shortest arc from the rest frame carried by the
  * parent's new rotation to the new direction (no accumulated drift, the guide's advice), with
  * hinge joints' parents twisted so the hinge axis is the bend normal (bones with one child);
- * limits are clamped after each bone (so the pose always keeps them; a limited chain may
- * miss). The root's head is the anchor (never moves, also for a floating root). Previous
+ * limits are clamped after each bone (so the pose always keeps them; the particles know no
+ * limits, so a limited chain may miss, and the solve's note says so: solveNotes.ts). The root's head is the anchor (never moves, also for a floating root). Previous
  * positions are kept per rig in a WeakMap keyed by the RigRecord; a rig reset (its step
  * counter going back) restarts from rest velocity. 'path-independent' restarts every step from
  * the rest pose at zero velocity and relaxes to tolerance (at most ikIterations).
