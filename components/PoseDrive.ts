@@ -101,7 +101,7 @@ export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): P
     start: 0,
     stiffness: 10000,
     dampingRatio: 1,
-    jointDamping: 10,
+    jointDamping: 30,
     mode: new Uint8Array(n),
     inertia: new Float64Array(n),
     stiffnessScale: new Float64Array(n).fill(1),

@@ -30,7 +30,7 @@ import { restPose } from './bind';
 
 export const DEFAULT_CAPTURE_STIFFNESS = 10000;
 /** Free joints' damping rate relative to their parent (1/s): joint friction that keeps light toes and fingers from spinning up. */
-export const DEFAULT_JOINT_DAMPING = 10;
+export const DEFAULT_JOINT_DAMPING = 30;
 
 export interface CaptureOptions {
   markers: CaptureMarkerDescription[];
@@ -38,7 +38,7 @@ export interface CaptureOptions {
   stiffness?: number;
   /** Damping ratio ζ (default 1, critical). */
   dampingRatio?: number;
-  /** Damping rate (1/s) of free joints relative to their parent, × the inertia they turn (default 10). */
+  /** Damping rate (1/s) of free joints relative to their parent, × the inertia they turn (default 30). */
   jointDamping?: number;
   /** Clip time (s) played at the rig's current step (default 0). */
   start?: number;

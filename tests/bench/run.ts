@@ -33,6 +33,8 @@
  *          whole world, on one core; every rig awake, and 1000 with converged rigs sleeping.
  *  memory  Bytes of component storage per bone (layouts, and what the stores of the largest
  *          chain actually hold), and the rig's solver scratch per bone.
+ *  capture A 60 s mocap take at 120 Hz on a 31-joint skeleton captured with markers (capture.ts):
+ *          wall time and the rate against real time.
  *  alloc   Bytes allocated per step (alloc.ts: used-heap growth over windows no garbage
  *          collection overlapped), for the humanoid under PhysIK (both solves) and under every
  *          kinematic solver, a chain, a tree and a crowd; with the allocating functions
@@ -56,16 +58,18 @@ import { RapierSection, formatRapier, rapierSection } from './rapierSection';
 import { CrowdRow, crowdSection, formatCrowd } from './crowdSection';
 import { formatMemory, memorySection } from './memorySection';
 import { AllocRow, allocSection, formatAlloc } from './allocSection';
+import { captureBench, formatCaptureBench, type CaptureBench } from './capture';
 
-const SECTIONS = ['step', 'rapier', 'converge', 'peers', 'crowd', 'memory', 'alloc'] as const;
+const SECTIONS = ['step', 'rapier', 'converge', 'peers', 'crowd', 'memory', 'alloc', 'capture'] as const;
 type Section = (typeof SECTIONS)[number];
 
 // ---------- goals ----------
 
 interface Goal { goal: string; target: string; measured: string; met: boolean | null }
 
-function goals(r: { step: StepSection | null; rapier: RapierSection | null; converge: ConvergeSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null }): Goal[] {
+function goals(r: { step: StepSection | null; rapier: RapierSection | null; converge: ConvergeSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null; capture?: CaptureBench | null }): Goal[] {
   const out: Goal[] = [];
+  if (r.capture) out.push({ goal: 'capture of a 60 s mocap take at 120 Hz, 31 joints (markers on hips, hands, feet)', target: '≤ 0.3 s (≥ 200× real time)', measured: `${f(r.capture.seconds, 3)} s (${f(r.capture.realTimeRate, 0)}×)`, met: r.capture.seconds <= 0.3 });
   const known = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
   if (r.step) out.push({ goal: 'exact-solve cost against bones (chains and trees, 10 → 10,000)', target: '≤ bones^1.1', measured: `bones^${f(r.step.exponentExact, 2)}`, met: known(r.step.exponentExact) ? r.step.exponentExact <= 1.1 : null });
   if (r.rapier) {
@@ -136,6 +140,8 @@ async function main(): Promise<void> {
   const stepSec = want('step') ? stepSection() : null;
   const crowd = want('crowd') ? crowdSection() : null;
   const alloc = want('alloc') ? await allocSection() : null;
+  if (want('capture')) log('capture ...');
+  const capture = want('capture') ? captureBench() : null;
   const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const rapier = want('rapier') ? await rapierSection(stepSec) : null;
   const humanoidExact = stepSec?.cases.find((r) => r.name === 'humanoid exact' && !r.skipped)?.usPerStep.median;
@@ -143,7 +149,7 @@ async function main(): Promise<void> {
   log('memory ...');
   const memory = want('memory') ? memorySection(stepSec?.built) : null;
   stepSec?.built.clear(); // the big rigs are not needed any more
-  const goalRows = goals({ step: stepSec, rapier, converge, peers, crowd, alloc });
+  const goalRows = goals({ step: stepSec, rapier, converge, peers, crowd, alloc, capture });
   const seconds = (performance.now() - started) / 1000;
   machine.loadAtEnd = os.loadavg()[0]!;
 
@@ -173,7 +179,7 @@ async function main(): Promise<void> {
         iterative: stepSec.cases.find((r) => r.name === 'humanoid iterative')!.usPerStep.median,
       } : null,
       step: stepSec ? stepJson : null,
-      rapier, converge, peers, crowd, memory, allocations: alloc, goals: goalRows, paper: PAPER, seconds,
+      rapier, converge, peers, crowd, memory, allocations: alloc, capture, goals: goalRows, paper: PAPER, seconds,
     })}\n`);
     return;
   }
@@ -185,6 +191,7 @@ async function main(): Promise<void> {
   if (crowd) out.push('== many rigs in one world ==', ...formatCrowd(crowd), '');
   if (memory) out.push('== memory ==', ...formatMemory(memory), '');
   if (alloc) out.push('== allocation ==', ...formatAlloc(alloc), '');
+  if (capture) out.push('== capture (physics on top of motion) ==', ...formatCaptureBench(capture), '');
   if (goalRows.length) {
     out.push('== performance goals ==', table([['goal', 'target', 'measured', 'met'], ...goalRows.map((g) => [g.goal, g.target, g.measured, g.met === null ? 'n/a' : g.met ? 'yes' : 'no'])]), '');
   }

@@ -78,7 +78,7 @@ describe('capture of the CMU walk', () => {
     test('the marked points stay within 2 cm × (height / 1.7 m) of the clip', () => {
       const { stats } = run.result;
       expect(stats.markers.map((m) => m.bone)).toEqual(MARKED);
-      // measured: 0.28%, 0.22%, 0.41%, 0.73%, 0.69% of the height (the bound is 1.18%)
+      // measured: 0.58%, 0.22%, 0.39%, 0.58%, 0.79% of the height (the bound is 1.18%)
       for (const m of stats.markers) {
         expect(m.max, m.bone).toBeLessThan(0.02 / 1.7);
         expect(m.mean, m.bone).toBeLessThanOrEqual(m.max);
@@ -88,7 +88,7 @@ describe('capture of the CMU walk', () => {
     test('the other bones move on their own: the largest difference from the clip is reported and not zero', () => {
       const { free } = run.result.stats;
       expect(MARKED).not.toContain(free.bone);
-      expect(free.max).toBeGreaterThan(0.01); // measured: 0.147 × height (a toe)
+      expect(free.max).toBeGreaterThan(0.01); // measured: 0.144 × height (a toe)
       expect(free.max).toBeLessThan(1);
     });
 

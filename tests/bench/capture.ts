@@ -1,0 +1,131 @@
+/**
+ * Capture benchmark: a 60-second mocap take at 120 Hz (7200 frames) on the CMU walk's 31-joint
+ * skeleton, captured with world markers on the hips, hands and feet and every other joint free
+ * (the capture-walk scene's setup), recorded at the clip's rate. The take is the 2.9 s walk
+ * looped (loopWalk) until it lasts a minute.
+ * Prints the capture's wall time, how many times faster than real time it ran, and the time
+ * per step, after one untimed warm-up capture; the goal is 0.3 s (200× real time) on one core.
+ * Not a test: it only prints. `node --import tsx tests/bench/capture.ts` runs it alone; `npm run
+ * bench` runs it as its `capture` section.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { createPhysikWorld, addRig } from '../../src/core';
+import { importBvh } from '../../src/io/bvhImport';
+import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../../src/capture/source';
+import { bindClip } from '../../src/capture/bind';
+import { attachClip, captureClip, captureSettings } from '../../src/capture/capture';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const walkFile = join(here, '../fixtures/external/cmu_subject02_walk_delfem2.bvh');
+
+/**
+ * The walk looped until it has `frames` frames: the stretch between the two frames at least a
+ * second apart whose poses (every joint's rotation relative to the root's, and the root's
+ * height) differ least, repeated with the root moved on by the stretch's travel each time, so
+ * the walker keeps walking and the seams are as small as the take allows.
+ */
+function loopWalk(clip: SourceMotion, frames: number): SourceMotion {
+  const n = clip.joints.length, F = clip.frameCount, R = clip.rotations, P = clip.positions;
+  const root = clip.joints.findIndex((j) => j.parent < 0);
+  // each joint's rotation relative to the root's, per frame
+  const rel = new Float64Array(F * n * 4);
+  for (let f = 0; f < F; f++) {
+    const r = (f * n + root) * 4;
+    const ax = -R[r]!, ay = -R[r + 1]!, az = -R[r + 2]!, aw = R[r + 3]!;
+    for (let j = 0; j < n; j++) {
+      const q = (f * n + j) * 4;
+      const bx = R[q]!, by = R[q + 1]!, bz = R[q + 2]!, bw = R[q + 3]!;
+      rel[q] = aw * bx + ax * bw + ay * bz - az * by;
+      rel[q + 1] = aw * by - ax * bz + ay * bw + az * bx;
+      rel[q + 2] = aw * bz + ax * by - ay * bx + az * bw;
+      rel[q + 3] = aw * bw - ax * bx - ay * by - az * bz;
+    }
+  }
+  const minGap = Math.round(clip.fps);
+  let best = Infinity, a = 0, b = F - 1;
+  for (let i = 0; i < F; i++) {
+    for (let k = i + minGap; k < F; k++) {
+      let d = Math.abs(P[(i * n + root) * 3 + 1]! - P[(k * n + root) * 3 + 1]!);
+      for (let j = 0; j < n && d < best; j++) {
+        const p = (i * n + j) * 4, q = (k * n + j) * 4;
+        d += 1 - Math.abs(rel[p]! * rel[q]! + rel[p + 1]! * rel[q + 1]! + rel[p + 2]! * rel[q + 2]! + rel[p + 3]! * rel[q + 3]!);
+      }
+      if (d < best) { best = d; a = i; b = k; }
+    }
+  }
+  const span = b - a;
+  const travel = [0, 2].map((c) => P[(b * n + root) * 3 + c]! - P[(a * n + root) * 3 + c]!);
+  const out: SourceMotion = { ...clip, frameCount: frames, positions: new Float64Array(frames * n * 3), rotations: new Float64Array(frames * n * 4), notes: [] };
+  for (let f = 0; f < frames; f++) {
+    const cycle = Math.floor(f / span), src = a + (f % span);
+    out.rotations.set(R.subarray(src * n * 4, (src + 1) * n * 4), f * n * 4);
+    for (let j = 0; j < n; j++) {
+      const o = (f * n + j) * 3, i = (src * n + j) * 3;
+      out.positions[o] = P[i]! + cycle * travel[0]!;
+      out.positions[o + 1] = P[i + 1]!;
+      out.positions[o + 2] = P[i + 2]! + cycle * travel[1]!;
+    }
+  }
+  return out;
+}
+
+export interface CaptureBench {
+  frames: number;
+  joints: number;
+  clipSeconds: number;
+  seconds: number;
+  realTimeRate: number;
+  usPerStep: number;
+  maxMarkerStray: number;
+  /** Steps the divergence guard had retried in substeps, or took with clamped speeds. */
+  retriedSteps: number;
+  clampedSteps: number;
+}
+
+export function captureBench(seconds = 60): CaptureBench {
+  const text = readFileSync(walkFile, 'utf8');
+  const walk = dropReferenceFrame(motionFromBvh(text, walkFile));
+  const take = loopWalk(walk, Math.round(seconds * walk.fps) + 1);
+  const rig = importBvh(text, walkFile, { motion: false }).scene.rig;
+  const markers = [
+    { name: 'hips', kind: 'world' as const, bones: ['Hips'] },
+    { name: 'hands', kind: 'world' as const, bones: ['LeftHand', 'RightHand'] },
+    { name: 'feet', kind: 'world' as const, bones: ['LeftFoot', 'RightFoot'] },
+  ];
+  const run = (clip: SourceMotion) => {
+    const world = createPhysikWorld();
+    const { rig: r } = addRig(world, { rig, settings: captureSettings(clip.fps) });
+    const handle = attachClip(world, r, bindClip(world, r, clip).track, { markers });
+    const result = captureClip(world, handle, () => performance.now());
+    return { result, retried: world.physik.Rig.retriedSteps[r]!, clamped: world.physik.Rig.clampedSteps[r]! };
+  };
+  run(loopWalk(walk, 1200)); // warm-up: V8 compiles the step
+  const { result, retried, clamped } = run(take);
+  const steps = result.stats.steps;
+  return {
+    frames: take.frameCount,
+    joints: take.joints.length,
+    clipSeconds: (take.frameCount - 1) / take.fps,
+    seconds: result.seconds,
+    realTimeRate: result.realTimeRate,
+    usPerStep: (result.seconds * 1e6) / Math.max(1, steps),
+    maxMarkerStray: Math.max(...result.stats.markers.map((m) => m.max)),
+    retriedSteps: retried,
+    clampedSteps: clamped,
+  };
+}
+
+export function formatCaptureBench(b: CaptureBench): string[] {
+  return [
+    `take: ${b.clipSeconds.toFixed(1)} s at 120 Hz (${b.frames} frames), ${b.joints} joints; markers on hips, hands and feet, the rest free`,
+    `captured in ${b.seconds.toFixed(3)} s: ${b.realTimeRate.toFixed(0)}× real time, ${b.usPerStep.toFixed(1)} µs per step (goal: ≤ 0.3 s, 200×)`,
+    `largest marker stray ${(100 * b.maxMarkerStray).toFixed(2)}% of the height; ${b.retriedSteps} steps retried in substeps, ${b.clampedSteps} with clamped speeds`,
+  ];
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(`${formatCaptureBench(captureBench()).join('\n')}\n`);
+}
