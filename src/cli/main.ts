@@ -3,6 +3,7 @@
  *   physik run <scene.json> [--steps N] [--solver NAME] [--json]   run a scene, print its metrics
  *   physik run <a.json> <b.json> … [--workers N] [...]             run many, in worker threads (batch.ts)
  *   physik compare <scene.json> [--steps N] [--json]                the scene under PhysIK and every solver
+ *   physik compare <rig.glb|.gltf|.bvh> [--seed N]                   the same on a character, goals it can reach
  *   physik validate <scene.json>                                    check a scene; every error, exit 1 if any
  *   physik record <scene.json> [--steps N] [--fps F] [--solver NAME] --out <file.glb|.bvh|.json>
  *                                                                   record the run as animation
@@ -31,6 +32,7 @@ import { realpathSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomicWrite';
 import { workBounds, stepsOf, type BoundOptions } from '../scene/bounds';
+import { reachableGoals } from '../scene/reachableGoals';
 import { addRig, createPhysikWorld } from '../core';
 import { recordSteps } from '../io/recorder';
 import { recordingToJson, RecordingError } from '../io/recordingJson';
@@ -60,7 +62,8 @@ async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => voi
   return 0;
 }
 
-async function importCommand(args: Parsed, out: (s: string) => void): Promise<number> {
+/** A character file imported as a scene (the notes the importer wrote beside it). */
+async function importScene(args: Parsed): Promise<{ scene: Scene; warnings: string[] }> {
   const kind = extOf(args.file);
   let bytes: Buffer;
   try {
@@ -69,9 +72,13 @@ async function importCommand(args: Parsed, out: (s: string) => void): Promise<nu
     throw new ImportError(args.file, (e as Error).message);
   }
   const options = { controlPoints: args.controlPoints ?? 2, ...(args.up ? { up: args.up } : {}), ...(args.scale ? { scale: args.scale } : {}) };
-  const result = kind === '.bvh'
+  return kind === '.bvh'
     ? importBvh(bytes.toString('utf8'), args.file, options)
     : await (await loadOptional(() => import('../io/gltfImport'), 'three', 'reading glTF')).importGltf(kind === '.gltf' ? bytes.toString('utf8') : new Uint8Array(bytes), args.file, options);
+}
+
+async function importCommand(args: Parsed, out: (s: string) => void): Promise<number> {
+  const result = await importScene(args);
   writeFileAtomic(args.out!, `${JSON.stringify(result.scene, null, 2)}\n`);
   const { scene } = result;
   out(`${args.out}: rig "${scene.rig.name}", ${scene.rig.bones.length} bones, ${scene.controlPoints.length} control points (${scene.controlPoints.map((c) => `${c.name} on ${c.bone}`).join(', ') || 'none'})`);
@@ -86,6 +93,8 @@ interface Parsed {
   /** Raise the work and memory bounds tenfold (src/scene/bounds.ts). */
   allowLarge: boolean;
   out?: string; fps?: number; controlPoints?: number; up?: 'auto' | 'y' | 'z'; scale?: number;
+  /** compare on a character file: the random pose its goals come from. */
+  seed?: number;
 }
 
 /** File kinds `record --out` writes and `import` reads, by extension. */
@@ -135,6 +144,11 @@ export function parseArgs(argv: string[]): Parsed {
     parsed.solver = v;
   }
   if (values.has('steps')) parsed.steps = stepsOption(text('steps'));
+  if (values.has('seed')) {
+    const v = text('seed');
+    if (v === undefined || !/^\d+$/.test(v) || Number(v) > 0xffffffff) throw new UsageError(`--seed expects a whole number from 0 to 4294967295, got ${got(v)}`);
+    parsed.seed = Number(v);
+  }
   if (values.has('workers')) {
     const v = text('workers');
     if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new UsageError(`--workers expects a whole number from 1 to 64, got ${got(v)}`);
@@ -147,6 +161,7 @@ export function parseArgs(argv: string[]): Parsed {
   }
   if (!parsed.file) throw new UsageError(`${command}: missing ${command === 'import' ? '<file.glb|.gltf|.bvh>' : '<scene.json>'}\nusage: physik ${spec.name} ${spec.args}`);
   if ((command === 'record' || command === 'import') && !parsed.out) throw new UsageError(`${command}: missing --out <file>\nusage: physik ${spec.name} ${spec.args}`);
+  if (command === 'compare' && parsed.seed !== undefined && !importKinds.includes(extOf(parsed.file))) throw new UsageError(`--seed: only a character file (${importKinds.join(', ')}) takes it; a scene's goals are its own`);
   if (command === 'import' && !importKinds.includes(extOf(parsed.file))) throw new UsageError(`import reads ${importKinds.join(', ')} files (by extension), got ${parsed.file}`);
   return parsed;
 }
@@ -194,8 +209,12 @@ function compare(scene: Scene, args: Parsed, out: (s: string) => void, err: (s: 
       scene: scene.name,
       ...(expectResult ? { expect: expectResult } : {}),
       solvers: rows.map((r) => r.summary
-        ? { solver: r.solver, status: r.summary.status, ...(r.summary.solveNote ? { solveNote: r.summary.solveNote } : {}), finite: r.summary.finite, stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
-            iterations: r.summary.iterations, msPerSolve: r.summary.msPerSolve, msPerStepMedian: r.summary.msPerStepMedian, maxBendDeg: r.summary.maxBendDeg, bendVariation: r.summary.bendVariation, restDeviation: r.summary.restDeviation }
+        ? {
+          solver: r.solver, status: r.summary.status, ...(r.summary.solveNote ? { solveNote: r.summary.solveNote } : {}), finite: r.summary.finite,
+          stepsToConverge: r.summary.stepsToConverge, maxTargetError: r.summary.maxTargetError, maxLimitViolationDeg: r.summary.maxLimitViolationDeg,
+          iterations: r.summary.iterations, msPerSolve: r.summary.msPerSolve, msPerStepMedian: r.summary.msPerStepMedian,
+          maxBendDeg: r.summary.maxBendDeg, bendVariation: r.summary.bendVariation, restDeviation: r.summary.restDeviation,
+        }
         : { solver: r.solver, error: r.error }),
     }));
     return code;
@@ -302,6 +321,15 @@ export async function main(argv: string[], out: (s: string) => void = stdoutLine
     if (args.out) refuseOverwritingInput(args.command, args.out, args.files);
     if (args.command === 'import') return await importCommand(args, out);
     if (args.command === 'run' && args.files.length > 1) return await batchCommand(args, out, err);
+    if (args.command === 'compare' && importKinds.includes(extOf(args.file))) {
+      const seed = args.seed ?? 1;
+      const { scene: imported } = await importScene(args);
+      const scene = reachableGoals(imported, seed);
+      checkBounds(args.file, scene, { command: 'compare', steps: args.steps, allowLarge: args.allowLarge });
+      const goals = scene.controlPoints.filter((c) => c.role !== 'pole').map((c) => `${c.name} on ${c.bone}`);
+      out(`${args.file}: rig "${scene.rig.name}", ${scene.rig.bones.length} bones; goals ${goals.join(', ') || 'none'} moved to a pose within the joints' limits (seed ${seed})`);
+      return compare(scene, args, out, err);
+    }
     const scene = loadSceneFile(args.file);
     // validate checks the scene as `run` runs it
     const command = args.command === 'validate' ? 'run' : (args.command as 'run' | 'record' | 'compare');

@@ -43,9 +43,11 @@ export const commandSpecs: readonly CommandSpec[] = [
     options: [steps, solver, json, { name: 'workers', value: 'N', description: 'worker threads for a batch (at most the CPU count)', default: 'one per file up to the CPU count' }, allowLarge],
   },
   {
-    name: 'compare', args: '<scene.json>', summary: 'run a scene under PhysIK and every kinematic solver, one row each',
-    details: `Solvers: ${solverNames()}; and PhysIK with each hybrid finish.`,
-    options: [steps, json, allowLarge],
+    name: 'compare', args: '<scene.json|rig.glb|.gltf|.bvh>', summary: 'run a scene under PhysIK and every kinematic solver, one row each',
+    details: `Solvers: ${solverNames()}; and PhysIK with each hybrid finish. A character file (.glb, .gltf, .bvh) is imported as \`physik import\` does, and its goal control points get targets it can reach: where they lie in a pose made within its joints' limits.`,
+    options: [steps, json, allowLarge,
+      { name: 'seed', value: 'N', description: 'the random pose a character\'s goals come from', default: '1' },
+      { name: 'control-points', value: 'K', description: 'goal control points on a character (its end bones)', default: '2' }],
   },
   {
     name: 'validate', args: '<scene.json>', summary: 'check a scene file and the work it asks for; every error, exit 1 if any',
@@ -74,7 +76,7 @@ export const commandSpecs: readonly CommandSpec[] = [
     details: 'World markers at the heads of the --markers bones follow the clip; --drive joints are driven toward its\nrotations; the other joints are free. Written at the clip\'s frame rate: onto the source skeleton for a\n.bvh from a .bvh and a .glb from a .glb. Prints each marker\'s stray from the clip and the time taken.',
     options: [
       { name: 'out', value: 'FILE', description: 'the file to write (.glb, .bvh or .json, by extension; written whole or not at all)' },
-      { name: 'clip', value: 'NAME', description: "the glTF animation to capture", default: 'the first' },
+      { name: 'clip', value: 'NAME', description: 'the glTF animation to capture', default: 'the first' },
       { name: 'markers', value: 'A,B,…', description: 'bones whose heads follow the clip in the world (world markers)' },
       { name: 'drive', value: 'A,B,…|all', description: "joints driven toward the clip's rotations (pose-space drives)" },
       { name: 'stiffness', value: 'S', description: 'stiffness of markers and drives, 1/s² (S × the rig mass, or × the inertia a joint turns)', default: '10000' },
