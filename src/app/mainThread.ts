@@ -19,8 +19,8 @@
  * world, view, selection and dragger the host core's (host.ts).
  */
 import {
-  createSnapshot, getSettings, readMetrics, removeControlPoint, resetRig, restoreRig, setControlPointActive,
-  setSettings, setTarget, step,
+  createSnapshot, getScript, getSettings, readMetrics, removeControlPoint, resetRig, restoreRig, setControlPointActive,
+  setScript, setSettings, setTarget, step,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { Scene, Settings } from '../scene/types';
@@ -70,9 +70,10 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   const { world, ref, record, view, history, selection, canvas, dragger } = core;
   /** Every user action is one step of the history, restoring pose and velocities (edits.ts). */
   const undoable = createUndoable(ref, history, {
-    extra: () => core.feelState,
-    restoreExtra(feel) {
+    extra: () => ({ feel: core.feelState, script: getScript(world, core.rig) }),
+    restoreExtra({ feel, script }) {
       core.feelState = feel;
+      setScript(world, core.rig, script);
       compare?.setSettings(getSettings(world, core.rig));
       syncRapier();
       view.clearOnion();
@@ -331,6 +332,22 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     },
     undo() { runHistory(() => history.undo()); },
     redo() { runHistory(() => history.redo()); },
+    get keys() { return getScript(world, core.rig); },
+    keyTarget(name = selection.name ?? undefined) {
+      if (name === undefined) throw new Error('no point selected to key: click a handle first');
+      const cp = pointNamed(ref, name), t = world.physik.ControlPoint.target;
+      const at = world.physik.Rig.step[core.rig]!;
+      const key = { step: at, point: name, target: [t[cp * 3]!, t[cp * 3 + 1]!, t[cp * 3 + 2]!] as [number, number, number] };
+      const others = getScript(world, core.rig).filter((e) => !(e.point === name && e.step === at && e.target));
+      undoable.run(`key ${name} at step ${at}`, () => setScript(world, core.rig, [...others, key]));
+      core.changed();
+    },
+    deleteKeys(name = selection.name ?? undefined) {
+      if (name === undefined) throw new Error('no point selected: click a handle first');
+      const kept = getScript(world, core.rig).filter((e) => !(e.point === name && e.target));
+      undoable.run(`delete keys of ${name}`, () => setScript(world, core.rig, kept));
+      core.changed();
+    },
     get onion() { return onion; },
     set onion(n: number) {
       if (!Number.isInteger(n) || n < 0 || n > 8) throw new Error(`onion skins must be a whole number from 0 to 8, got ${n}`);

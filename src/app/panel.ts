@@ -11,6 +11,7 @@
  * - Recording: record, stop, looped playback, back to live, resume from the frame shown (scrub
  *   on the timeline strip), export .glb / .bvh / .json (downloads).
  * - Play / pause, one step, reset, undo, redo; the selected point: enable/disable, delete.
+ * - Keys: key the selected target at the current step, delete its keys, and the list of keys.
  * - Advanced: onion skins, the plots' solver internals, crowd copies, the simulation in a
  *   worker (a reload), recording frames per second, the Rapier ghost (joint model, over or
  *   beside the rig, the live tip distance), and every simulation setting.
@@ -93,6 +94,9 @@ export const TIPS: Readonly<Record<string, string>> = {
   undo: 'Undo your last action: the pose and motion go back to how they were before it (Ctrl+Z).',
   redo: 'Redo what you undid (Ctrl+Shift+Z).',
   selected: 'The control point you last picked (click a handle or a pin).',
+  key: 'Key the selected target where it is now, at this moment of the simulation: reset (r) and play to see the keys drive it.',
+  unkey: 'Remove every key of the selected target.',
+  keyList: 'The keyed targets and when (simulated seconds); saved with the scene.',
   toggle: 'Switch the selected point off or on: off, it stops pulling (e).',
   remove: 'Delete the selected point (Del).',
   onion: 'Show this many recent poses as fading ghosts behind the rig (0 = none).',
@@ -291,6 +295,26 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   button(points, actions, 'remove', 'delete (Del)');
   if (lacks('pointEdits')) points.hide();
 
+  // --- keys: the selected target keyed at the current step (the scene's script)
+  const keys = gui.addFolder('keys');
+  const keyActions = {
+    key() { attempt('a key', () => sandbox.keyTarget()); blur(); },
+    unkey() { attempt('keys', () => sandbox.deleteKeys()); blur(); },
+  };
+  button(keys, keyActions, 'key', 'key selected target here (k)');
+  button(keys, keyActions, 'unkey', 'delete its keys');
+  state.keyList = keyText();
+  track('keyList', keys.add(state, 'keyList').name('keys').disable());
+  if (lacks('keys')) keys.hide();
+
+  /** The keyed targets, as the panel lists them: point and seconds. */
+  function keyText(): string {
+    const dt = settingsNow().dt;
+    const by = new Map<string, string[]>();
+    for (const e of sandbox.keys) if (e.target) by.set(e.point, [...(by.get(e.point) ?? []), `${(e.step * dt).toFixed(2)} s`]);
+    return by.size ? [...by].map(([p, t]) => `${p}: ${t.join(', ')}`).join('; ') : '(none)';
+  }
+
   // --- advanced: view options, load tests, the cross-check and the physics settings
   const advanced = gui.addFolder('Advanced').close();
   const onion = track('onion', advanced.add(state, 'onion', 0, 8, 1).name('onion skins'))
@@ -385,6 +409,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     state.rapierPlacement = sandbox.rapierPlacement;
     state.rapierDistance = rapierReadout();
     state.plots = sandbox.advancedPlots;
+    state.keyList = keyText();
     feelShown();
     for (const { key } of fields) state[key] = s[key];
     for (const [, c] of controllers) c.updateDisplay();
@@ -399,6 +424,7 @@ const FOLDER_TIPS: Readonly<Record<string, string>> = {
   recording: 'Record the motion, play it back, and export it for other tools.',
   simulation: 'Run, pause and step the simulation; undo and redo your actions.',
   'control point': 'The handle or pin you last picked.',
+  keys: 'Key targets at moments of the simulation; played from a reset, saved with the scene.',
   Advanced: 'Physics settings, the Rapier cross-check, crowds and solver internals.',
   'Rapier ghost': 'Cross-check the physics against the Rapier engine.',
   'physics settings': 'Every setting of the simulation, for those who know the solver.',

@@ -6,7 +6,7 @@
 import type GUI from 'lil-gui';
 import type { PhysikWorld } from '../world/world';
 import type { BonePose, RigMetrics } from '../core/api';
-import type { Scene, Settings } from '../scene/types';
+import type { Scene, ScriptEvent, Settings } from '../scene/types';
 import type { View } from '../render/view';
 import type { Hud } from '../hud/overlay';
 import type { Timeline } from '../hud/timeline';
@@ -21,7 +21,7 @@ import type { RapierPlacement } from './rapierChoices';
 import type { Feel, FeelState } from './feel';
 
 /** What a host may lack: the help, the panel and the keys leave out what it cannot do. */
-export type Feature = 'boneGrab' | 'pointEdits' | 'undo' | 'recording' | 'compare' | 'rapier' | 'onion';
+export type Feature = 'boneGrab' | 'pointEdits' | 'undo' | 'recording' | 'compare' | 'rapier' | 'onion' | 'keys';
 
 export interface Sandbox {
   world: PhysikWorld;
@@ -94,6 +94,16 @@ export interface Sandbox {
   toggleSelected(): void;
   undo(): void;
   redo(): void;
+  /** The rig's script: timed target moves (keys) and switches, in step order (a copy). */
+  readonly keys: readonly ScriptEvent[];
+  /**
+   * Key the named point's target (default: the selected point's) where it is now, at the rig's
+   * current step (a key there already is replaced): played back from a reset, saved with the
+   * scene. Undoable; throws for no or an unknown point.
+   */
+  keyTarget(name?: string): void;
+  /** Remove the named point's keys (default: the selected point's); undoable. */
+  deleteKeys(name?: string): void;
   /** Onion-skin ghosts shown (0 = off). */
   onion: number;
   /** The Rapier ghost once it runs (null while off or loading). */

@@ -6,7 +6,7 @@
  * what works, and the page names what is off.
  *
  * Keys: space play/pause, `.` one step, `r` reset, Delete/Backspace delete the selected
- * point, `e` enable/disable it, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, Escape closes
+ * point, `e` enable/disable it, `k` key its target, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, Escape closes
  * the help or the error box, else deselects; `?` or F1 the help.
  */
 import { getSettings, readMetrics } from '../core';
@@ -120,6 +120,7 @@ export const FEATURE_NAMES: Record<Feature, string> = {
   boneGrab: 'grabbing bones and pins',
   pointEdits: 'enabling and deleting points',
   undo: 'undo and redo',
+  keys: 'keyed targets',
   recording: 'recording, playback and rewind',
   compare: 'compare',
   rapier: 'the Rapier ghost',
@@ -136,6 +137,7 @@ export const HELP: readonly HelpEntry[] = [
   { keys: 'drag empty space · wheel', does: 'orbit the camera · zoom' },
   { keys: 'Ctrl+Z · Ctrl+Shift+Z', does: 'undo · redo', needs: 'undo' },
   { keys: 'Del · e', does: 'delete · enable or disable the selected point', needs: 'pointEdits' },
+  { keys: 'k', does: 'key the selected target where it is now; r then plays the keys from the start', needs: 'keys' },
   { keys: 'space · .', does: 'play or pause · one step' },
   { keys: 'r', does: 'reset the rig to its starting pose' },
   { keys: 'Esc', does: 'close this help or a message; deselect' },
@@ -248,6 +250,7 @@ export function createPageShell(canvas: HTMLCanvasElement, dt: number): PageShel
       else if (key === 'r' || key === 'R') tell(() => sandbox.reset());
       else if (key === 'Delete' || key === 'Backspace') { tell(() => sandbox.deleteSelected()); e.preventDefault(); }
       else if (key === 'e' || key === 'E') tell(() => sandbox.toggleSelected());
+      else if (key === 'k' || key === 'K') tell(() => sandbox.keyTarget());
     });
     installFileDrop(window, { onFile: (data, fileName) => void sandbox.openFile(data, fileName), onError: showError });
     installHover(sandbox, canvas);

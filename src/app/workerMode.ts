@@ -24,7 +24,7 @@
  * require-corp: vite.config.ts sends them); `workerModeAvailable()` says whether this page is,
  * and main.ts (the entry) falls back to the main thread with a message when it is not.
  */
-import { getSettings, setSettings, setTarget } from '../core';
+import { getScript, getSettings, setSettings, setTarget } from '../core';
 import { createPoseBuffer, createPoseReader, poseLayoutOf, META_STEP_MS, type PoseReader } from './poseBuffer';
 import { CONTROL_INTS, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
 import type { Scene } from '../scene/types';
@@ -46,7 +46,7 @@ export const WORKER_UNAVAILABLE = 'Worker mode (?worker=1) needs SharedArrayBuff
   + '`npm run preview`). This page is not isolated: the simulation runs on the main thread.';
 
 /** What worker mode leaves out (each needs the world on the main thread). */
-export const WORKER_MODE_OFF: readonly Feature[] = ['boneGrab', 'pointEdits', 'undo', 'recording', 'compare', 'rapier', 'onion'];
+export const WORKER_MODE_OFF: readonly Feature[] = ['boneGrab', 'pointEdits', 'undo', 'keys', 'recording', 'compare', 'rapier', 'onion'];
 
 const WHY_OFF = 'They need the world on the main thread: untick "simulation in a worker" to have them.';
 const offMessage = (what: string) => `${what}: off in worker mode (it needs the world on the main thread; open the page without ?worker=1)`;
@@ -180,6 +180,9 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     toggleSelected() { if (core.selection.name !== null) off('enabling / disabling points'); },
     undo() { off('undo'); },
     redo() { off('redo'); },
+    get keys() { return getScript(world, core.rig); },
+    keyTarget() { off('keying targets'); },
+    deleteKeys() { off('keying targets'); },
     get onion() { return 0; },
     set onion(n: number) { if (n !== 0) off('onion skins'); },
     rapier: null,

@@ -189,6 +189,55 @@ describe('direct manipulation (headless Chromium)', () => {
     await page.close();
   });
 
+  it('keys: a hand target keyed at two times plays back from a reset, records, and the saved scene reloads with its keys and starting pose', async () => {
+    const { page, errors } = await open();
+    await settle(page, 30);
+    await page.keyboard.press(' '); // paused
+    const stepNow = () => page.evaluate(() => window.physik!.metrics().step);
+    const handKeys = () => page.evaluate(() => window.__physik!.keys.filter((e) => e.point === 'handR' && e.target).map((e) => ({ step: e.step, target: e.target })));
+    const own = await handKeys(); // the scene's own script moves the hand too
+    const hand = (await page.evaluate(() => window.__physik!.screenOf('handR')))!;
+    await page.mouse.click(hand.x, hand.y); // select the hand's target
+    expect(await page.evaluate(() => window.__physik!.selected)).toBe('handR');
+    const step1 = await stepNow(), t1 = await targetOf(page, 'handR');
+    await page.keyboard.press('k');
+    for (let i = 0; i < 20; i++) await page.keyboard.press('.');
+    await page.mouse.move(hand.x, hand.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 6; i++) await page.mouse.move(hand.x - 12 * i, hand.y + 9 * i);
+    await page.mouse.up();
+    const step2 = await stepNow(), t2 = await targetOf(page, 'handR');
+    expect(dist(t1, t2)).toBeGreaterThan(0.05);
+    await page.keyboard.press('k');
+    const keyed = [...own, { step: step1, target: t1 }, { step: step2, target: t2 }];
+    expect(await handKeys()).toEqual(keyed);
+    expect(await page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: /^keys$/ }) }).locator('input').inputValue())
+      .toMatch(/^handR: (\d+\.\d\d s, )+\d+\.\d\d s$/);
+
+    // play from the start: the keys move the target at their steps
+    await page.keyboard.press('r');
+    const start = await page.evaluate(() => window.physik!.pose());
+    while (await stepNow() <= step1) await page.keyboard.press('.');
+    expect(await targetOf(page, 'handR')).toEqual(t1);
+    await page.getByRole('button', { name: '● record' }).click(); // recording plays the simulation
+    await page.waitForFunction((s) => window.physik!.metrics().step > s + 5, step2, { timeout: 60_000 });
+    await page.getByRole('button', { name: '■ stop' }).click();
+    expect(await targetOf(page, 'handR')).toEqual(t2);
+    expect(await page.evaluate(() => window.__physik!.recorder.state.frameCount)).toBeGreaterThan(5);
+
+    // saved and opened again: the keys and the starting pose come back
+    const text = await page.evaluate(() => window.__physik!.sceneFile());
+    expect(await page.evaluate((t) => window.__physik!.openFile(t, 'keyed.json'), text)).toBe(true);
+    expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('keyed');
+    expect(await handKeys()).toEqual(keyed);
+    if (!(await page.evaluate(() => window.__physik!.paused))) await page.keyboard.press(' '); // (recording ran it)
+    await page.keyboard.press('r');
+    const again = await page.evaluate(() => window.physik!.pose());
+    expect(again).toEqual(start);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('a scene file dropped on the page replaces the rig; a file that is not a scene shows an error', async () => {
     const { page, errors } = await open();
     const drop = (name: string, text: string) =>
