@@ -74,8 +74,12 @@ export interface PoseDriveRecord {
   headA: Float64Array;
   headB: Float64Array;
   headC: Float64Array;
-  /** World angular velocity of every bone in the clip over the step, and the root head's velocity. */
+  /** World angular velocity of every bone in the clip over the step (A → B) and the next (B → C), and the root head's velocity. */
   omega: Float64Array;
+  omegaNext: Float64Array;
+  /** The step and dt the samples were taken for (-1: none yet): the next step reuses B and C. */
+  sampledStep: number;
+  sampledDt: number;
   rootVel: Float64Array;
   /** The clip's angular acceleration of every bone (world) and the root head's acceleration, from this step to the next. */
   alpha: Float64Array;
@@ -121,6 +125,9 @@ export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): P
     headB: new Float64Array(n * 3),
     headC: new Float64Array(n * 3),
     omega: new Float64Array(n * 3),
+    omegaNext: new Float64Array(n * 3),
+    sampledStep: -1,
+    sampledDt: 0,
     rootVel: new Float64Array(3),
     alpha: new Float64Array(n * 3),
     rootAcc: new Float64Array(3),

@@ -196,18 +196,27 @@ export function poseTargets(world: PhysikWorld): void {
     if (changed) { updateFollow(world, rig, rec); rec.followDirty = false; }
     const dt = rig.settings.dt;
     const t0 = rec.start + step * dt;
-    sampleTrackPose(world, rig, rec, t0, rec.rotA, rec.headA);
-    sampleTrackPose(world, rig, rec, t0 + dt, rec.rotB, rec.headB);
-    sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
     const n = rig.bones.length;
     const inv = 1 / dt;
+    if (rec.sampledStep === step - 1 && rec.sampledDt === dt) {
+      // the step after the last: its B and C are this step's A and B (the arrays rotate, C is new)
+      const rA = rec.rotA, hA = rec.headA, w = rec.omega;
+      rec.rotA = rec.rotB; rec.headA = rec.headB; rec.rotB = rec.rotC; rec.headB = rec.headC; rec.rotC = rA; rec.headC = hA;
+      rec.omega = rec.omegaNext; rec.omegaNext = w;
+      sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
+    } else {
+      sampleTrackPose(world, rig, rec, t0, rec.rotA, rec.headA);
+      sampleTrackPose(world, rig, rec, t0 + dt, rec.rotB, rec.headB);
+      sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
+      for (let i = 0; i < n; i++) angularVelocity(rec.rotA, rec.rotB, i, inv, rec.omega, i * 3);
+    }
+    rec.sampledStep = step; rec.sampledDt = dt;
     // (past the clip's end it holds still: no acceleration is taken from the stop)
     const accel = t0 + 2 * dt <= (rec.track.frameCount - 1) / rec.track.fps + 1e-9 * dt ? inv : 0;
     for (let i = 0; i < n; i++) {
       // ω over this step (A → B) and the next (B → C); α from one to the other
-      angularVelocity(rec.rotA, rec.rotB, i, inv, rec.omega, i * 3);
-      angularVelocity(rec.rotB, rec.rotC, i, inv, rec.alpha, i * 3);
-      for (let c = 0; c < 3; c++) rec.alpha[i * 3 + c] = (rec.alpha[i * 3 + c]! - rec.omega[i * 3 + c]!) * accel;
+      angularVelocity(rec.rotB, rec.rotC, i, inv, rec.omegaNext, i * 3);
+      for (let c = 0; c < 3; c++) rec.alpha[i * 3 + c] = (rec.omegaNext[i * 3 + c]! - rec.omega[i * 3 + c]!) * accel;
     }
     for (let c = 0; c < 3; c++) {
       rec.rootVel[c] = (rec.headB[c]! - rec.headA[c]!) * inv;
