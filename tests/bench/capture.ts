@@ -25,7 +25,8 @@ const walkFile = join(here, '../fixtures/external/cmu_subject02_walk_delfem2.bvh
  * The walk looped until it has `frames` frames: the stretch between the two frames at least a
  * second apart whose poses (every joint's rotation relative to the root's, and the root's
  * height) differ least, repeated with the root moved on by the stretch's travel each time, so
- * the walker keeps walking and the seams are as small as the take allows.
+ * the walker keeps walking; each loop's first frames crossfade from the frames that follow the
+ * stretch in the take, so a seam is no jump.
  */
 function loopWalk(clip: SourceMotion, frames: number): SourceMotion {
   const n = clip.joints.length, F = clip.frameCount, R = clip.rotations, P = clip.positions;
@@ -59,14 +60,27 @@ function loopWalk(clip: SourceMotion, frames: number): SourceMotion {
   const span = b - a;
   const travel = [0, 2].map((c) => P[(b * n + root) * 3 + c]! - P[(a * n + root) * 3 + c]!);
   const out: SourceMotion = { ...clip, frameCount: frames, positions: new Float64Array(frames * n * 3), rotations: new Float64Array(frames * n * 4), notes: [] };
+  // the first frames of each loop blend from where the last loop would have gone on (frames
+  // after b), so the seam is a short crossfade, not a jump
+  const blend = Math.min(24, F - 1 - b);
   for (let f = 0; f < frames; f++) {
-    const cycle = Math.floor(f / span), src = a + (f % span);
-    out.rotations.set(R.subarray(src * n * 4, (src + 1) * n * 4), f * n * 4);
+    const cycle = Math.floor(f / span), k = f % span, src = a + k;
+    const u = cycle > 0 && k < blend ? (k + 1) / (blend + 1) : 1, prev = b + k;
     for (let j = 0; j < n; j++) {
-      const o = (f * n + j) * 3, i = (src * n + j) * 3;
-      out.positions[o] = P[i]! + cycle * travel[0]!;
-      out.positions[o + 1] = P[i + 1]!;
-      out.positions[o + 2] = P[i + 2]! + cycle * travel[1]!;
+      const o = (f * n + j) * 3, i = (src * n + j) * 3, p = (prev * n + j) * 3;
+      for (const c of [0, 1, 2]) {
+        const along = c === 1 ? 0 : cycle * travel[c === 0 ? 0 : 1]!;
+        const before = c === 1 ? 0 : (cycle - 1) * travel[c === 0 ? 0 : 1]!;
+        out.positions[o + c] = u === 1 ? P[i + c]! + along : (1 - u) * (P[p + c]! + before) + u * (P[i + c]! + along);
+      }
+      const q = (f * n + j) * 4, qi = (src * n + j) * 4, qp = (prev * n + j) * 4;
+      if (u === 1) { out.rotations.set(R.subarray(qi, qi + 4), q); continue; }
+      // normalised lerp the short way (the poses are close)
+      const sign = R[qi]! * R[qp]! + R[qi + 1]! * R[qp + 1]! + R[qi + 2]! * R[qp + 2]! + R[qi + 3]! * R[qp + 3]! < 0 ? -1 : 1;
+      let len = 0;
+      for (let c = 0; c < 4; c++) { const v = (1 - u) * sign * R[qp + c]! + u * R[qi + c]!; out.rotations[q + c] = v; len += v * v; }
+      len = Math.sqrt(len);
+      for (let c = 0; c < 4; c++) out.rotations[q + c] = out.rotations[q + c]! / len;
     }
   }
   return out;
