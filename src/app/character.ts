@@ -16,7 +16,7 @@ import { recordingToSourceGlb } from '../io/gltfSource';
 import { recordingToSourceBvh } from '../io/bvhSource';
 import { createCharacterLayer, type CharacterLayer } from '../render/characterLayer';
 import type { View } from '../render/view';
-import { saveCharacter, saveCharacterScene } from './characterStore';
+import { saveCharacter, saveCharacterScene, type StoredCharacter } from './characterStore';
 
 /** The file a rig was imported from. */
 export interface CharacterFile {
@@ -27,6 +27,8 @@ export interface CharacterFile {
   data: ArrayBuffer | string;
   /** The import's joints (glTF): name and node. */
   joints?: readonly { name: string; node: number }[];
+  /** A hand's bone, when the humanoid template found one (the left, else the right). */
+  hand?: string;
 }
 
 /** How the bones are drawn with a mesh: over it, through it (X-ray), or not at all. */
@@ -77,8 +79,7 @@ export function createCharacter(host: CharacterHost): Character {
   let generation = 0;
 
   function applyOverlay(): void {
-    const v = view as View & { setBonesOverlay?: (mode: BonesOverlay) => void };
-    v.setBonesOverlay?.(layer && meshVisible ? overlay : 'over');
+    view.setBonesOverlay(layer && meshVisible ? overlay : 'over');
   }
 
   function detach(): void {
@@ -202,4 +203,48 @@ export function showNotesBox(title: string, notes: readonly string[]): void {
   }
   box.append(close, head, list);
   box.hidden = notes.length === 0;
+}
+
+/** What reopening a kept character needs of the sandbox. */
+export interface ReopenHost {
+  readonly rig: number;
+  readonly character: Character;
+  openFile(data: string | ArrayBuffer, fileName: string): Promise<boolean>;
+  loadScene(scene: import('../scene/types').Scene, name: string): void;
+  sceneFile(): string;
+}
+
+/**
+ * Open a character kept in IndexedDB (a reload of its address): import its file again, then
+ * put back the scene as last edited (its control points, targets, limits, settings), the mesh
+ * still drawn; from then on keep the scene's edits every few seconds and when the page is left.
+ */
+export async function reopenCharacter(sandbox: ReopenHost, stored: StoredCharacter, parse: (text: string, where: string) => import('../scene/types').Scene): Promise<boolean> {
+  if (!(await sandbox.openFile(stored.data, stored.fileName))) return false;
+  const file = sandbox.character.file;
+  if (stored.sceneText && file) {
+    try {
+      sandbox.loadScene(parse(stored.sceneText, `${stored.name} (as last edited)`), stored.name);
+      await sandbox.character.attach(file, sandbox.rig, { store: false });
+      await sandbox.character.saveScene(stored.sceneText);
+    } catch (e) {
+      showNotesBox(`${stored.name}: opened as imported`, [`the edits kept with it could not be applied: ${e instanceof Error ? e.message : String(e)}`]);
+    }
+  }
+  return true;
+}
+
+/** Keep the scene's edits with its character file: every `everyMs` when changed, and when the page is hidden. */
+export function keepCharacterEdits(sandbox: Pick<ReopenHost, 'character' | 'sceneFile'>, everyMs = 2000): void {
+  let last = '';
+  const save = () => {
+    if (!sandbox.character.file) return;
+    const text = sandbox.sceneFile();
+    if (text === last) return;
+    last = text;
+    void sandbox.character.saveScene(text).catch(() => undefined);
+  };
+  setInterval(save, everyMs);
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save(); });
+  window.addEventListener('pagehide', save);
 }

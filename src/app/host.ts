@@ -20,10 +20,11 @@ import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
 import type { RigRef } from './edits';
 import type { SandboxOptions } from './deepLink';
 import { applyFeel, feelForScene, inEffect, sceneStatesOwnFeel, SANDBOX_FEEL, type Feel, type FeelState } from './feel';
-import { createPageShell, openFileWith, type PageShell } from './shell';
+import { createPageShell, openFileWith, showError, type PageShell } from './shell';
 import { isPinName } from './grab';
 import type { Sandbox } from './sandbox';
 import type { Recording } from '../io/recording';
+import { createCharacter, showNotesBox } from './character';
 
 /** What a host does on its side when the core changes the rigs or the feel. */
 export interface HostHooks {
@@ -69,7 +70,7 @@ export interface HostCore {
 export type SharedMembers = Pick<Sandbox,
   'world' | 'rig' | 'sceneName' | 'controlPoints' | 'bones' | 'frames' | 'screenOf' | 'screenOfBone' | 'view' | 'dragger'
   | 'history' | 'hud' | 'advancedPlots' | 'feel' | 'sceneOwnFeel' | 'setFeel' | 'loadScene' | 'openFile' | 'importNotes' | 'sceneFile'
-  | 'spawnCrowd' | 'crowd' | 'selected' | 'select'>;
+  | 'spawnCrowd' | 'crowd' | 'selected' | 'select' | 'character'>;
 
 /** Merge a host's own members into the shared ones (own ones win), getters and setters kept as they are. */
 export function sandboxOf<S extends Sandbox>(shared: SharedMembers, own: Omit<S, keyof SharedMembers> & Partial<SharedMembers>): S {
@@ -105,10 +106,13 @@ export function createHostCore(initial: Scene, initialName: string, options: San
   selection.dragger = dragger;
   view.setPinTest(isPinName);
   const shell = createPageShell(canvas, scene.settings.dt);
+  // an imported character: its mesh, notes, exports onto its file, kept for reloads
+  const character = createCharacter({ view, world, showNotes: showNotesBox, showError });
 
   function loadScene(next: Scene, name: string): void {
     // build the new rigs first: if that throws, the old ones stay
     ({ rig, crowd: crowdRigs } = replaceScene(world, next, undefined, [rig, ...crowdRigs])); // with the scene's own crowd
+    character.detach(); // a character file belongs to the rig imported from it
     feel = feelForScene(next, chosen);
     applyFeel(world, rig, inEffect(feel));
     scene = next;
@@ -147,7 +151,10 @@ export function createHostCore(initial: Scene, initialName: string, options: San
       if (opened.kind === 'recording') { hooks.recordingOpened(opened.recording); return; }
       loadScene(opened.scene, opened.name);
       importNotes = opened.notes;
+      if (opened.source) void character.attach(opened.source, rig);
+      if (opened.notes.length) showNotesBox(`Imported ${fileName}`, opened.notes);
     }),
+    character,
     get importNotes() { return importNotes; },
     sceneFile: () => sceneFileText(world, record(), scene),
     spawnCrowd(n) {

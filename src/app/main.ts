@@ -12,7 +12,7 @@
  * (`pose()`, `metrics()`, `time()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import { getSettings, readMetrics, readPose } from '../core';
-import { parseScene } from '../scene/load';
+import { parseScene, parseSceneText } from '../scene/load';
 import type { Scene } from '../scene/types';
 import { rapierInits } from '../rapier/load';
 import type { JointModel } from '../rapier/jointPlan';
@@ -21,6 +21,11 @@ import { createPanel } from './panel';
 import { startSandbox } from './mainThread';
 import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
 import { errorText, fitView, hideError, showError } from './shell';
+import { keepCharacterEdits, reopenCharacter } from './character';
+import { loadCharacter, type StoredCharacter } from './characterStore';
+
+/** The scene shown when the address names none, or one that cannot be found. */
+const DEFAULT_SCENE = 'humanoid';
 
 const sceneModules = import.meta.glob('../../scenes/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
 
@@ -39,16 +44,27 @@ function sceneByName(name: string): Scene {
   return parseScene(data, `scenes/${name}.json`);
 }
 
-function start(): void {
+async function start(): Promise<void> {
   window.addEventListener('error', (e) => showError(`error: ${e.message}`));
   window.addEventListener('unhandledrejection', (e) => showError(`error: ${String(e.reason)}`));
-  const { scene: name, options, problems } = readDeepLink(location.search);
+  const link = readDeepLink(location.search);
+  const { options, problems } = link;
+  let name = link.scene;
   let scene: Scene;
+  // not a scene of scenes/: a character imported before (kept in IndexedDB), else the default scene
+  let stored: StoredCharacter | undefined;
   try {
     scene = sceneByName(name);
   } catch (e) {
-    showError(`Could not load scene "${name}":\n${errorText(e)}`);
-    return;
+    stored = await loadCharacter(name);
+    if (!stored) problems.push(`Could not load scene "${name}":\n${errorText(e)}\nShowing the ${DEFAULT_SCENE} scene instead.`);
+    try {
+      scene = sceneByName(DEFAULT_SCENE);
+    } catch (e2) {
+      showError(`Could not load scene "${DEFAULT_SCENE}":\n${errorText(e2)}`);
+      return;
+    }
+    name = DEFAULT_SCENE;
   }
   // worker mode when the page can share memory, else the main thread
   const inWorker = options.worker === true && workerModeAvailable();
@@ -80,6 +96,8 @@ function start(): void {
   fitView(sandbox, true); // the rig in the part of the view the panel and plots leave free
   document.title = `physik-ecs · ${name}`;
   if (problems.length) showError(problems.join('\n'));
+  if (stored) await reopenCharacter(sandbox, stored, parseSceneText);
+  keepCharacterEdits(sandbox);
 }
 
-if (typeof document !== 'undefined' && document.getElementById('view')) start();
+if (typeof document !== 'undefined' && document.getElementById('view')) void start();

@@ -378,6 +378,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     setPaused: (p) => sandbox.setPaused(p),
     reset: () => sandbox.reset(),
     showError,
+    exportOnto: (kind, rec) => sandbox.character.exportOnto(kind, rec),
   });
   createTimeline(canvas.parentElement ?? document.body, (frame) => sandbox.recorder.scrub(frame)).then((t) => {
     timeline = t;

@@ -67,6 +67,8 @@ export interface RecordingHost {
   /** Put the rig back as loaded (used when live state cannot be restored). */
   reset(): void;
   showError(message: string): void;
+  /** The take written onto the rig's source file (an imported character), when there is one of that kind. */
+  exportOnto?(kind: 'glb' | 'bvh', recording: Recording): Promise<{ name: string; data: Uint8Array | string; type: string } | undefined>;
 }
 
 export function createRecordingControls(host: RecordingHost): RecordingControls {
@@ -175,6 +177,8 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
       if (state.mode === 'recording') stopRecording();
       if (!recording || recording.frameCount === 0) throw new Error('nothing recorded yet: press "record" first');
       const base = host.sceneName.replace(/[^\w.-]+/g, '_') || 'recording';
+      const onto = kind === 'json' ? undefined : await host.exportOnto?.(kind, recording);
+      if (onto) return onto;
       if (kind === 'glb') return { name: `${base}.glb`, data: new Uint8Array(await recordingToGlb(recording)), type: 'model/gltf-binary' };
       if (kind === 'bvh') return { name: `${base}.bvh`, data: recordingToBvh(recording), type: 'text/plain' };
       return { name: `${base}.recording.json`, data: recordingToJson(recording), type: 'application/json' };

@@ -19,6 +19,7 @@ import type { RecordingControls } from './recording';
 import type { RapierDistance, RapierGhost } from './rapierGhost';
 import type { RapierPlacement } from './rapierChoices';
 import type { Feel, FeelState } from './feel';
+import type { Character } from './character';
 
 /** What a host may lack: the help, the panel and the keys leave out what it cannot do. */
 export type Feature = 'boneGrab' | 'pointEdits' | 'undo' | 'recording' | 'compare' | 'rapier' | 'onion' | 'keys';
@@ -77,8 +78,10 @@ export interface Sandbox {
   recorder: RecordingControls;
   /** The pixi.js timeline strip, once it has started. */
   readonly timeline: Timeline | null;
-  /** Notes of the last import (unnamed joints named, connector bones added, ...). */
+  /** Notes of the last import (unnamed joints named, what the humanoid template recognised, ...). */
   readonly importNotes: string[];
+  /** The character file the rig was imported from: its mesh, bones overlay, exports onto it. */
+  readonly character: Character;
   /** The scene as it stands (rig, current control points and targets, settings) as scene-file JSON. */
   sceneFile(): string;
   /** Spawn `n` copies of the scene's rig behind it, each following a wandering scripted target (0 removes them). */

@@ -19,6 +19,7 @@ import type { Recording } from '../io/recording';
 import { createHud, type Hud } from '../hud/overlay';
 import { TIMELINE_HEIGHT } from '../hud/timeline';
 import { installFileDrop } from './drop';
+import type { CharacterFile } from './character';
 import type { Feature, Sandbox } from './sandbox';
 
 export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -61,7 +62,11 @@ const errorShown = () => document.getElementById('error')?.hidden === false;
 export const OPENABLE = ['.json', '.glb', '.gltf', '.bvh'] as const;
 
 /** A scene read from an opened file: the scene, its name (the file's, no extension) and the import's notes. */
-export interface OpenedScene { kind: 'scene'; scene: Scene; name: string; notes: string[] }
+export interface OpenedScene {
+  kind: 'scene'; scene: Scene; name: string; notes: string[];
+  /** The character file a rig was imported from (its mesh is drawn, exports go back onto it). */
+  source?: CharacterFile;
+}
 /** A recording read from an opened file (the project's .recording.json). */
 export interface OpenedRecording { kind: 'recording'; recording: Recording; name: string }
 export type OpenedFile = OpenedScene | OpenedRecording;
@@ -87,11 +92,13 @@ export async function readOpenedFile(data: string | ArrayBuffer, fileName: strin
   const name = fileName.replace(/^.*[\\/]/, '').replace(/(\.recording)?\.[^.]+$/, '');
   if (ext === '.bvh') {
     const r = importBvh(text(), fileName, { controlPoints: 2 });
-    return { kind: 'scene', scene: r.scene, name, notes: r.warnings };
+    const hand = r.humanoid?.mapping.leftHand ?? r.humanoid?.mapping.rightHand;
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: text(), ...(hand ? { hand } : {}) } };
   }
   if (ext === '.glb' || ext === '.gltf') {
     const r = await importGltf(ext === '.gltf' ? text() : data, fileName, { controlPoints: 2 });
-    return { kind: 'scene', scene: r.scene, name, notes: r.warnings };
+    const hand = r.humanoid?.mapping.leftHand ?? r.humanoid?.mapping.rightHand;
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: ext === '.gltf' ? text() : data, joints: r.joints, ...(hand ? { hand } : {}) } };
   }
   if (ext !== '.json') {
     throw new Error(`unsupported file type "${ext || '(no extension)'}": open a scene (.json) or a rig (${OPENABLE.slice(1).join(', ')})`);

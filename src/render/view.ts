@@ -20,13 +20,16 @@
  * no allocation per frame. When rigs are added or removed, the next `update()` rebuilds the
  * buffers once (that frame allocates), and the onion ring is cleared then.
  *
+ * The floor and its grid follow the rigs (floor.ts): at their lowest point when framed, cells
+ * of a round size from their height. With a character's mesh drawn (characterLayer.ts), the
+ * bones can be drawn over it, through it (X-ray: `setBonesOverlay('xray')`) or not at all.
+ *
  * Limits: no shadows; no per-bone radius (octahedron width is a fixed fraction of the length,
- * as in Blender); the floor is the plane y = 0 whatever the scene; kinematic-solver rigs are
- * drawn the same way.
+ * as in Blender); kinematic-solver rigs are drawn the same way.
  */
 import {
   AmbientLight, Color, DirectionalLight, GridHelper, HemisphereLight, LineBasicMaterial, PerspectiveCamera,
-  Scene, Vector2, Vector3, WebGLRenderer, type Ray,
+  Scene, Vector2, Vector3, WebGLRenderer, type Material, type Object3D, type Ray,
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import type { PhysikWorld } from '../core';
@@ -37,6 +40,7 @@ import { createOnionLayer } from './onionLayer';
 import { createSelectionLayer } from './selectionLayer';
 import { createPicking, type BonePick } from './picking';
 import { createComLabel } from './labelLayer';
+import { floorFor, type FloorPlan } from './floor';
 
 export { CROWD_BONES, LIMIT_RED_DEG } from './rigLayer';
 export { ONION_MAX } from './onionLayer';
@@ -97,6 +101,10 @@ export interface View {
   setGhostOffset(layer: GhostLayerName, x: number, y: number, z: number): void;
   /** What a ghost layer drew in the last frame: bones, and whether its meshes are in the scene. */
   ghostInfo(layer: GhostLayerName): GhostInfo;
+  /** Draw the bones over the scene (default), through everything else (X-ray), or not at all. */
+  setBonesOverlay(mode: 'over' | 'xray' | 'hidden'): void;
+  /** Where the floor grid is (placed by `frame()` from the rigs). */
+  readonly floor: Readonly<FloorPlan>;
   /** Highlight a bone of the main world and draw its joint's angular limits; -1 = none. */
   setSelectedBone(bone: number): void;
   /** How many recorded poses to draw as onion skins (0 = off, at most ONION_MAX). */
@@ -128,8 +136,22 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const sun = new DirectionalLight(0xffffff, 1.6);
   sun.position.set(3, 6, 4);
   scene.add(sun);
-  const grid = new GridHelper(10, 40, 0x6a7382, 0x3c424c);
+  let grid = new GridHelper(10, 40, 0x6a7382, 0x3c424c);
   scene.add(grid);
+  let floor: FloorPlan = { y: 0, x: 0, z: 0, size: 10, cell: 0.25, divisions: 40 };
+  /** The grid under the rigs as they stand, sized from them (rebuilt only when its plan changes). */
+  function placeFloor(): void {
+    const plan = floorFor(world);
+    if (plan.size !== floor.size || plan.divisions !== floor.divisions) {
+      scene.remove(grid);
+      grid.geometry.dispose();
+      (grid.material as LineBasicMaterial).dispose();
+      grid = new GridHelper(plan.size, plan.divisions, 0x6a7382, 0x3c424c);
+      scene.add(grid);
+    }
+    grid.position.set(plan.x, plan.y, plan.z);
+    floor = plan;
+  }
 
   const orbit = new OrbitControls(camera, canvas);
   orbit.target.set(0, 1, 0);
@@ -193,6 +215,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const corner = new Vector3();
   const VIEW_DIRECTION = new Vector3(0.45, 0.35, 0.85).normalize();
   function frame(): void {
+    placeFloor();
     const { Bone } = world.physik;
     bounds.min.setScalar(Infinity);
     bounds.max.setScalar(-Infinity);
@@ -272,6 +295,16 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     setGhostOffset: ghosts.setOffset,
     ghostInfo: ghosts.info,
     setSelectedBone(bone) { selectedBone = Number.isInteger(bone) && bone >= 0 ? bone : -1; },
+    setBonesOverlay(mode) {
+      rigs.group.visible = mode !== 'hidden';
+      // X-ray: drawn last, over whatever is in front (a character's mesh)
+      rigs.group.traverse((o) => {
+        const m = o as Object3D & { material?: Material | Material[] };
+        o.renderOrder = mode === 'xray' ? 10 : 0;
+        for (const mat of m.material ? (Array.isArray(m.material) ? m.material : [m.material]) : []) mat.depthTest = mode !== 'xray';
+      });
+    },
+    get floor() { return floor; },
     setOnionSkins: onion.setCount,
     recordOnionPose: () => onion.record(rigs.current().boneEids),
     clearOnion: onion.clear,
