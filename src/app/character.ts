@@ -97,6 +97,10 @@ export function createCharacter(host: CharacterHost): Character {
     file = next;
     const ext = kind(next.fileName);
     if (options.store ?? true) {
+      // the address names the character, so a reload (or the link) opens it again
+      const url = new URL(location.href);
+      url.searchParams.set('scene', next.name);
+      history.replaceState(history.state, '', url);
       saveCharacter({ name: next.name, fileName: next.fileName, data: next.data }).catch((e: unknown) => {
         host.showNotes('Not kept for reloads', [`the browser refused to store ${next.fileName}: ${e instanceof Error ? e.message : String(e)}`]);
       });
@@ -171,7 +175,7 @@ export function createCharacter(host: CharacterHost): Character {
   return character;
 }
 
-/** A dismissable box of notes (the importer's) at the top of the page, under the status line. */
+/** A dismissable box of notes (the importer's) at the bottom left of the page. */
 export function showNotesBox(title: string, notes: readonly string[]): void {
   let box = document.getElementById('import-notes');
   if (!box) {
@@ -179,9 +183,10 @@ export function showNotesBox(title: string, notes: readonly string[]): void {
     box.id = 'import-notes';
     box.setAttribute('role', 'status');
     Object.assign(box.style, {
-      position: 'fixed', top: '34px', left: '50%', transform: 'translateX(-50%)', maxWidth: 'min(720px, 90vw)',
+      // bottom left, above the timeline: clear of the panel (right) and the plots (top left)
+      position: 'fixed', bottom: '96px', left: '12px', maxWidth: 'min(560px, calc(100vw - 300px))',
       maxHeight: '40vh', overflow: 'auto', background: 'rgba(30, 34, 41, 0.94)', color: '#dfe6ee', font: '12px/1.45 system-ui, sans-serif',
-      padding: '8px 28px 8px 12px', borderRadius: '6px', border: '1px solid #4a5260', zIndex: '20', whiteSpace: 'pre-wrap',
+      padding: '8px 28px 8px 12px', borderRadius: '6px', border: '1px solid #4a5260', zIndex: '1002', whiteSpace: 'pre-wrap',
     } satisfies Partial<CSSStyleDeclaration>);
     document.body.append(box);
   }
