@@ -35,6 +35,8 @@ export interface PoseTrack {
 
 export interface PoseDriveRecord {
   track: PoseTrack;
+  /** Per bone: its parent's index (-1 for the root). */
+  parent: Int32Array;
   /** Clip time (s) at the rig's step 0. */
   start: number;
   /** Rig-wide stiffness S (1/s²): a drive's stiffness is S × the joint's inertia, a marker's S × the rig's mass. */
@@ -102,6 +104,7 @@ export interface PoseDriveRecord {
 export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): PoseDriveRecord {
   return {
     track,
+    parent: new Int32Array(n).fill(-1),
     start: 0,
     stiffness: 10000,
     dampingRatio: 1,

@@ -75,6 +75,14 @@ export function parentIndices(world: PhysikWorld, rig: RigRecord): Int32Array {
   return out;
 }
 
+/**
+ * The helpers' double arguments, passed in an array: V8 boxes a double passed to a function it
+ * does not inline (an allocation per call). [0] a time, [1] a rate or a length, [2..8] a point,
+ * a force and an implicit mass (applyAtPoint), [2] a damping (jointFriction), [2..5] a
+ * quaternion (axes).
+ */
+const args = new Float64Array(9);
+
 /** out = slerp(a[ao], b[bo], u), the short way, normalised. */
 function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number, u: number): void {
   const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
@@ -98,12 +106,18 @@ function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: 
  * rot (bones × 4) and heads to head (bones × 3), placed with the rig's own bone geometry.
  */
 export function sampleTrackPose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, time: number, rot: Doubles, head: Doubles): void {
+  args[0] = time;
+  samplePose(world, rig, rec, rot, head);
+}
+
+/** sampleTrackPose at the time in args[0]. */
+function samplePose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, rot: Doubles, head: Doubles): void {
   const { Bone } = world.physik;
   const { attach } = Bone;
   const track = rec.track;
-  const parent = parentIndices(world, rig);
+  const parent = rec.parent;
   const n = rig.bones.length;
-  let f = time * track.fps;
+  let f = args[0]! * track.fps;
   if (!(f > 0)) f = 0;
   const last = track.frameCount - 1;
   if (f > last) f = last;
@@ -152,16 +166,18 @@ export function posePoint(world: PhysikWorld, cp: number, i: number, rot: Double
 
 const pointA = new Float64Array(3), pointC = new Float64Array(3), centreB = new Float64Array(3);
 
-/** Centre of bone i (half its length along its +Y) on a pose, to out. */
-function boneCentre(rot: Doubles, head: Doubles, i: number, half: number, out: Float64Array): void {
+/** Centre of bone i (args[1]: half its length along its +Y) on a pose, to out. */
+function boneCentre(rot: Doubles, head: Doubles, i: number, out: Float64Array): void {
+  const half = args[1]!;
   const x = rot[i * 4]!, y = rot[i * 4 + 1]!, z = rot[i * 4 + 2]!, w = rot[i * 4 + 3]!;
   out[0] = head[i * 3]! + 2 * (x * y - z * w) * half;
   out[1] = head[i * 3 + 1]! + (1 - 2 * (x * x + z * z)) * half;
   out[2] = head[i * 3 + 2]! + 2 * (y * z + x * w) * half;
 }
 
-/** World angular velocity taking bone i from rotation A to B in 1/inv seconds (rotation vector of B ⊗ A⁻¹ × inv), to out[o]. */
-function angularVelocity(A: Doubles, B: Doubles, i: number, inv: number, out: Doubles, o: number): void {
+/** World angular velocity taking bone i from rotation A to B in 1/args[1] seconds (rotation vector of B ⊗ A⁻¹ × args[1]), to out[o]. */
+function angularVelocity(A: Doubles, B: Doubles, i: number, out: Doubles, o: number): void {
+  const inv = args[1]!;
   const o4 = i * 4;
   const ax = -A[o4]!, ay = -A[o4 + 1]!, az = -A[o4 + 2]!, aw = A[o4 + 3]!;
   const bx = B[o4]!, by = B[o4 + 1]!, bz = B[o4 + 2]!, bw = B[o4 + 3]!;
@@ -203,19 +219,21 @@ export function poseTargets(world: PhysikWorld): void {
       const rA = rec.rotA, hA = rec.headA, w = rec.omega;
       rec.rotA = rec.rotB; rec.headA = rec.headB; rec.rotB = rec.rotC; rec.headB = rec.headC; rec.rotC = rA; rec.headC = hA;
       rec.omega = rec.omegaNext; rec.omegaNext = w;
-      sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
+      args[0] = t0 + 2 * dt; samplePose(world, rig, rec, rec.rotC, rec.headC);
     } else {
-      sampleTrackPose(world, rig, rec, t0, rec.rotA, rec.headA);
-      sampleTrackPose(world, rig, rec, t0 + dt, rec.rotB, rec.headB);
-      sampleTrackPose(world, rig, rec, t0 + 2 * dt, rec.rotC, rec.headC);
-      for (let i = 0; i < n; i++) angularVelocity(rec.rotA, rec.rotB, i, inv, rec.omega, i * 3);
+      args[0] = t0; samplePose(world, rig, rec, rec.rotA, rec.headA);
+      args[0] = t0 + dt; samplePose(world, rig, rec, rec.rotB, rec.headB);
+      args[0] = t0 + 2 * dt; samplePose(world, rig, rec, rec.rotC, rec.headC);
+      args[1] = inv;
+      for (let i = 0; i < n; i++) angularVelocity(rec.rotA, rec.rotB, i, rec.omega, i * 3);
     }
     rec.sampledStep = step; rec.sampledDt = dt;
     // (past the clip's end it holds still: no acceleration is taken from the stop)
     const accel = t0 + 2 * dt <= (rec.track.frameCount - 1) / rec.track.fps + 1e-9 * dt ? inv : 0;
     for (let i = 0; i < n; i++) {
       // ω over this step (A → B) and the next (B → C); α from one to the other
-      angularVelocity(rec.rotB, rec.rotC, i, inv, rec.omegaNext, i * 3);
+      args[1] = inv;
+      angularVelocity(rec.rotB, rec.rotC, i, rec.omegaNext, i * 3);
       for (let c = 0; c < 3; c++) rec.alpha[i * 3 + c] = (rec.omegaNext[i * 3 + c]! - rec.omega[i * 3 + c]!) * accel;
     }
     for (let c = 0; c < 3; c++) {
@@ -237,10 +255,10 @@ export function poseTargets(world: PhysikWorld): void {
         ControlPoint.effective[c3 + c] = rec.pointB[m3 + c]!;
       }
       // the bone's centre in the clip at A, B and C: its acceleration
-      const half = 0.5 * world.physik.Bone.length[rig.bones[i]!]!;
-      boneCentre(rec.rotA, rec.headA, i, half, pointA);
-      boneCentre(rec.rotC, rec.headC, i, half, pointC);
-      boneCentre(rec.rotB, rec.headB, i, half, centreB);
+      args[1] = 0.5 * world.physik.Bone.length[rig.bones[i]!]!;
+      boneCentre(rec.rotA, rec.headA, i, pointA);
+      boneCentre(rec.rotC, rec.headC, i, pointC);
+      boneCentre(rec.rotB, rec.headB, i, centreB);
       for (let c = 0; c < 3; c++) rec.centreAcc[m3 + c] = (pointC[c]! - 2 * centreB[c]! + pointA[c]!) * inv * accel;
       ControlPoint.interpStep[cp] = 0; ControlPoint.interpSteps[cp] = 0;
       ControlPoint.active[cp] = rec.markerMode[m] === POSE_DRIVE ? 1 : 0;
@@ -252,7 +270,8 @@ export function poseTargets(world: PhysikWorld): void {
 
 /** Which bones are set kinematically: followed bones, and a followed world marker's bone with its ancestors. */
 function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord): void {
-  const parent = parentIndices(world, rig);
+  void world; void rig;
+  const parent = rec.parent;
   const follow = rec.follow;
   for (let i = 0; i < follow.length; i++) follow[i] = rec.mode[i] === POSE_FOLLOW ? 1 : 0;
   for (let m = 0; m < rec.markerBone.length; m++) {
@@ -265,8 +284,9 @@ function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord):
 // the joint frame's axes in the world (columns), and scratch rotations
 const frame = new Float64Array(9);
 
-/** Columns of the rotation matrix of (x, y, z, w) into frame. */
-function axes(x: number, y: number, z: number, w: number): void {
+/** Columns of the rotation matrix of the quaternion in args[2..5] into frame. */
+function axes(): void {
+  const x = args[2]!, y = args[3]!, z = args[4]!, w = args[5]!;
   frame[0] = 1 - 2 * (y * y + z * z); frame[1] = 2 * (x * y + z * w); frame[2] = 2 * (x * z - y * w);
   frame[3] = 2 * (x * y - z * w); frame[4] = 1 - 2 * (x * x + z * z); frame[5] = 2 * (y * z + x * w);
   frame[6] = 2 * (x * z + y * w); frame[7] = 2 * (y * z - x * w); frame[8] = 1 - 2 * (x * x + y * y);
@@ -342,13 +362,16 @@ export function poseDrives(world: PhysikWorld): void {
     if (rec === undefined || rig.settings.solver !== 'physik') continue;
     const dt = rig.settings.dt;
     const S = rec.stiffness, zeta = rec.dampingRatio, sqrtS = Math.sqrt(S);
-    const parent = parentIndices(world, rig);
+    const parent = rec.parent;
     const n = rig.bones.length;
     const friction = rec.jointDamping;
     for (let i = 0; i < n; i++) {
       if (rec.follow[i]) continue;
       if (rec.mode[i] !== POSE_DRIVE) {
-        if (friction > 0 && parent[i]! >= 0) jointFriction(world, rig.bones[i]!, rig.bones[parent[i]!]!, friction * rec.inertia[i]!, dt);
+        if (friction > 0 && parent[i]! >= 0) {
+          args[1] = dt; args[2] = friction * rec.inertia[i]!;
+          jointFriction(world, rig.bones[i]!, rig.bones[parent[i]!]!);
+        }
         continue;
       }
       const b = rig.bones[i]!, b3 = b * 3, b4 = b * 4, b6 = b * 6, p = parent[i]!;
@@ -361,7 +384,8 @@ export function poseDrives(world: PhysikWorld): void {
       if (p < 0) {
         dx = rec.rotB[0]!; dy = rec.rotB[1]!; dz = rec.rotB[2]!; dw = rec.rotB[3]!;
         wrx = rec.omega[0]! - angVel[b3]!; wry = rec.omega[1]! - angVel[b3 + 1]!; wrz = rec.omega[2]! - angVel[b3 + 2]!;
-        axes(rot[b4]!, rot[b4 + 1]!, rot[b4 + 2]!, rot[b4 + 3]!);
+        args[2] = rot[b4]!; args[3] = rot[b4 + 1]!; args[4] = rot[b4 + 2]!; args[5] = rot[b4 + 3]!;
+        axes();
         kSwing = kS * rec.inertia[i]!; kTwist = kSwing;
         cSwing = cS * rec.inertia[i]!; cTwist = cSwing;
       } else {
@@ -388,7 +412,9 @@ export function poseDrives(world: PhysikWorld): void {
         wrz = oz + cw * tz + (cx * ty - cy * tx) - (angVel[b3 + 2]! - angVel[p3 + 2]!);
         // joint frame: parent ⊗ rest local
         const lx = restLocal[b4]!, ly = restLocal[b4 + 1]!, lz = restLocal[b4 + 2]!, lw = restLocal[b4 + 3]!;
-        axes(pw * lx + px * lw + py * lz - pz * ly, pw * ly - px * lz + py * lw + pz * lx, pw * lz + px * ly - py * lx + pz * lw, pw * lw - px * lx - py * ly - pz * lz);
+        args[2] = pw * lx + px * lw + py * lz - pz * ly; args[3] = pw * ly - px * lz + py * lw + pz * lx;
+        args[4] = pw * lz + px * ly - py * lx + pz * lw; args[5] = pw * lw - px * lx - py * ly - pz * lz;
+        axes();
         kSwing = kS * rec.inertia[i]!; kTwist = kSwing; cSwing = cS * rec.inertia[i]!; cTwist = cSwing;
       }
       // error E = D ⊗ Q⁻¹ as a rotation vector (world)
@@ -435,7 +461,9 @@ export function poseDrives(world: PhysikWorld): void {
         const fy = kL * (rec.headB[1]! - head[b3 + 1]! - dt * hvy) + cL * (rec.rootVel[1]! - hvy);
         const fz = kL * (rec.headB[2]! - head[b3 + 2]! - dt * hvz) + cL * (rec.rootVel[2]! - hvz);
         const mu = 2 * (kL * dt + cL) * dt;
-        applyAtPoint(world, b, head[b3]!, head[b3 + 1]!, head[b3 + 2]!, fx + mu * rec.rootAcc[0]!, fy + mu * rec.rootAcc[1]!, fz + mu * rec.rootAcc[2]!, mu);
+        args[2] = head[b3]!; args[3] = head[b3 + 1]!; args[4] = head[b3 + 2]!;
+        args[5] = fx + mu * rec.rootAcc[0]!; args[6] = fy + mu * rec.rootAcc[1]!; args[7] = fz + mu * rec.rootAcc[2]!; args[8] = mu;
+        applyAtPoint(world, b);
       }
     }
     // world markers' damping toward the clip point's velocity
@@ -449,7 +477,9 @@ export function poseDrives(world: PhysikWorld): void {
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       const vx = vel[b3]! + wy * lz - wz * ly, vy = vel[b3 + 1]! + wz * lx - wx * lz, vz = vel[b3 + 2]! + wx * ly - wy * lx;
       const mu = 2 * c * dt;
-      applyAtPoint(world, b, ax, ay, az, c * (rec.pointVel[m3]! - vx), c * (rec.pointVel[m3 + 1]! - vy), c * (rec.pointVel[m3 + 2]! - vz), mu);
+      args[2] = ax; args[3] = ay; args[4] = az;
+      args[5] = c * (rec.pointVel[m3]! - vx); args[6] = c * (rec.pointVel[m3 + 1]! - vy); args[7] = c * (rec.pointVel[m3 + 2]! - vz); args[8] = mu;
+      applyAtPoint(world, b);
       // the implicit point masses (this damping's and the control spring's 2 k dt²,
       // controlSprings.ts) resist the clip's motion too: on the mass μ and on the inertia
       // μ |l|², so give back μ × the clip's centre acceleration and μ |l|² × its angular one
@@ -460,8 +490,9 @@ export function poseDrives(world: PhysikWorld): void {
   }
 }
 
-/** A free joint's damping: τ = −c (ω_b − ω_p) on bone b, its negative on parent p, implicit (2 c dt on both inertias). */
-function jointFriction(world: PhysikWorld, b: number, p: number, c: number, dt: number): void {
+/** A free joint's damping: τ = −c (ω_b − ω_p) on bone b, its negative on parent p, implicit (2 c dt on both inertias); dt and c in args[1], args[2]. */
+function jointFriction(world: PhysikWorld, b: number, p: number): void {
+  const dt = args[1]!, c = args[2]!;
   const { angVel, torque, effInertiaWorld } = world.physik.Bone;
   const b3 = b * 3, p3 = p * 3;
   const tx = -c * (angVel[b3]! - angVel[p3]!), ty = -c * (angVel[b3 + 1]! - angVel[p3 + 1]!), tz = -c * (angVel[b3 + 2]! - angVel[p3 + 2]!);
@@ -472,8 +503,12 @@ function jointFriction(world: PhysikWorld, b: number, p: number, c: number, dt: 
   effInertiaWorld[p6] += s; effInertiaWorld[p6 + 3] += s; effInertiaWorld[p6 + 5] += s;
 }
 
-/** Force F at world point a on bone b, with mu as the implicit point mass there (on the mass, and mu |a − centre|² on every inertia axis). */
-function applyAtPoint(world: PhysikWorld, b: number, ax: number, ay: number, az: number, fx: number, fy: number, fz: number, mu: number): void {
+/**
+ * Force F at world point a on bone b, with mu as the implicit point mass there (on the mass, and
+ * mu |a − centre|² on every inertia axis): a, F and mu in args[2..8].
+ */
+function applyAtPoint(world: PhysikWorld, b: number): void {
+  const ax = args[2]!, ay = args[3]!, az = args[4]!, fx = args[5]!, fy = args[6]!, fz = args[7]!, mu = args[8]!;
   const { centre, force, torque, effMass, effInertiaWorld } = world.physik.Bone;
   const b3 = b * 3, b6 = b * 6;
   const lx = ax - centre[b3]!, ly = ay - centre[b3 + 1]!, lz = az - centre[b3 + 2]!;

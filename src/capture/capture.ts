@@ -145,6 +145,7 @@ export function attachClip(world: PhysikWorld, rig: number, track: PoseTrack, op
   if (!(typeof start === 'number' && Number.isFinite(start) && start >= 0)) throw new Error(`start: expected a clip time >= 0 (seconds), got ${String(options.start)}`);
 
   const rec = createPoseDriveRecord(track, n, worldBones.length);
+  rec.parent.set(parentIndices(world, record));
   rec.stiffness = S;
   rec.dampingRatio = zeta;
   rec.jointDamping = checkPositive(options.jointDamping, 'jointDamping', DEFAULT_JOINT_DAMPING);
@@ -316,7 +317,8 @@ function measureAll(world: PhysikWorld): void {
       if (rec.markerMode[m] === POSE_FREE) continue;
       const cp = rec.markerCp[m]!;
       attachmentPoint(world, cp, point, 0);
-      const d = Math.hypot(point[0]! - rec.pointB[m * 3]!, point[1]! - rec.pointB[m * 3 + 1]!, point[2]! - rec.pointB[m * 3 + 2]!) / height;
+      const ex = point[0]! - rec.pointB[m * 3]!, ey = point[1]! - rec.pointB[m * 3 + 1]!, ez = point[2]! - rec.pointB[m * 3 + 2]!;
+      const d = Math.sqrt(ex * ex + ey * ey + ez * ez) / height;
       const s = st.markers[m]!;
       if (!(d <= s.max)) s.max = d; // NaN is kept
       s.steps++;
@@ -328,8 +330,9 @@ function measureAll(world: PhysikWorld): void {
       const x = rec.rotB[i * 4]!, y = rec.rotB[i * 4 + 1]!, z = rec.rotB[i * 4 + 2]!, w = rec.rotB[i * 4 + 3]!;
       const hx = rec.headB[i * 3]!, hy = rec.headB[i * 3 + 1]!, hz = rec.headB[i * 3 + 2]!;
       const tx = hx + 2 * (x * y - z * w) * L, ty = hy + (1 - 2 * (x * x + z * z)) * L, tz = hz + 2 * (y * z + x * w) * L;
-      const dh = Math.hypot(Bone.head[b3]! - hx, Bone.head[b3 + 1]! - hy, Bone.head[b3 + 2]! - hz);
-      const dtl = Math.hypot(Bone.tail[b3]! - tx, Bone.tail[b3 + 1]! - ty, Bone.tail[b3 + 2]! - tz);
+      const ax = Bone.head[b3]! - hx, ay = Bone.head[b3 + 1]! - hy, az = Bone.head[b3 + 2]! - hz;
+      const bx = Bone.tail[b3]! - tx, by = Bone.tail[b3 + 1]! - ty, bz = Bone.tail[b3 + 2]! - tz;
+      const dh = Math.sqrt(ax * ax + ay * ay + az * az), dtl = Math.sqrt(bx * bx + by * by + bz * bz);
       const d = Math.max(dh, dtl) / height;
       if (!Number.isFinite(d)) st.finite = false;
       if (d > st.maxPoseError) { st.maxPoseError = d; st.maxPoseErrorBone = record.boneNames[i]!; }
