@@ -5,8 +5,8 @@
  * src/io/bvhSource.ts), and the file kept in IndexedDB under the scene's name so a reload
  * opens it again (characterStore.ts).
  *
- * Keys (while no text field has the focus): `x` shows the bones over the mesh, through it
- * (X-ray) or not at all; `m` shows or hides the mesh; `1`, `3`, `7` look from the front, the
+ * Keys (while no text field has the focus): `x` switches the bones and handles between
+ * through the mesh (X-ray, the default with a mesh), hidden, and drawn where not behind it; `m` shows or hides the mesh; `1`, `3`, `7` look from the front, the
  * side and the top; `f` frames the rig.
  */
 import type { PhysikWorld } from '../core';
@@ -33,7 +33,7 @@ export interface CharacterFile {
 
 /** How the bones are drawn with a mesh: over it, through it (X-ray), or not at all. */
 export type BonesOverlay = 'over' | 'xray' | 'hidden';
-export const BONES_OVERLAYS: readonly BonesOverlay[] = ['over', 'xray', 'hidden'];
+export const BONES_OVERLAYS: readonly BonesOverlay[] = ['xray', 'hidden', 'over'];
 
 export interface Character {
   /** The current rig's source file, or null (a scene from scenes/ or a .json). */
@@ -74,7 +74,8 @@ export function createCharacter(host: CharacterHost): Character {
   let layer: CharacterLayer | null = null;
   let removeLayer: (() => void) | null = null;
   let ready: Promise<void> = Promise.resolve();
-  let overlay: BonesOverlay = 'over';
+  // with a mesh, the bones and handles show through it by default (they are what is dragged)
+  let overlay: BonesOverlay = 'xray';
   let meshVisible = true;
   let generation = 0;
 
