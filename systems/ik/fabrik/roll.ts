@@ -8,7 +8,7 @@
 import type { PhysikWorld, RigRecord } from '../../../src/world/world';
 import { quatMul, quatMulConjA, quatNormalize, quatToRotationVector, quatFromRotationVector, quatRotateArr, quatRotateInvArr } from '../../../src/math/quat';
 import { type Doubles } from '../../../components/doubles';
-import { aimOf, bq, frac, frame, hi, hp, len, limited, lo, par, q, rollMiss, soleKid, tv, v } from './scratch';
+import { aimOf, bq, frac, frame, hi, hp, len, limited, lo, offAx, offReq, par, q, rollMiss, soleKid, tv, v } from './scratch';
 import { inBox, pj, project, proxy, Y } from './constraints';
 import { soleKidFwd } from './subBases';
 
@@ -102,7 +102,7 @@ export function rollError(): void {
     simH[0] = tsHead[0]!; simH[1] = tsHead[1]!; simH[2] = tsHead[2]!;
     for (let lvl = 0; lvl < LOOK_DEPTH; lvl++) {
       const c = lvl === 0 ? tsNext : soleKidFwd(bone);
-      if (c < 0 || (lvl > 0 && !limited[c])) break;
+      if (c < 0 || (lvl > 0 && (!limited[c] || offReq[c]))) break;
       const ce = bonesS[c]!;
       quatRotateArr(tv, 0, simQ, 0, attachS, ce * 3);
       tv[0] += simH[0]!; tv[1] += simH[1]!; tv[2] += simH[2]!;
@@ -127,12 +127,12 @@ export function rollError(): void {
   simH[0] = tsHead[0]!; simH[1] = tsHead[1]!; simH[2] = tsHead[2]!;
   for (let lvl = 0; lvl < LOOK_DEPTH; lvl++) {
     const p = par[bone]!;
-    if (p < 0 || (lvl > 0 && (!limited[bone] || soleKid[p] !== bone))) break;
+    if (p < 0 || (lvl > 0 && (!limited[bone] || soleKid[p] !== bone || offAx[bone]))) break;
     const be = bonesS[bone]!, Lp = len[p]!, f = frac[bone]!;
     if (!(f * Lp > 1e-12 * Lp)) break;
     if (lvl === 0) { v[0] = tDir[0]!; v[1] = tDir[1]!; v[2] = tDir[2]!; } else {
       const p3 = p * 3;
-      let ex = simH[0]! - hp[p3]!, ey = simH[1]! - hp[p3 + 1]!, ez = simH[2]! - hp[p3 + 2]!;
+      const ex = simH[0]! - hp[p3]!, ey = simH[1]! - hp[p3 + 1]!, ez = simH[2]! - hp[p3 + 2]!;
       const el = Math.sqrt(ex * ex + ey * ey + ez * ez);
       if (!(el > 1e-12 * Lp)) break;
       v[0] = ex / el; v[1] = ey / el; v[2] = ez / el;
@@ -287,7 +287,11 @@ export function searchRoll(): boolean {
     tTau[0] = x1; rollError(); let f1 = tTau[1]!;
     tTau[0] = x2; rollError(); let f2 = tTau[1]!;
     for (let j = 0; j < TWIST_REFINE; j++) {
-      if (f1 <= f2) { b = x2; x2 = x1; f2 = f1; x1 = a + g * (b - a); tTau[0] = x1; rollError(); f1 = tTau[1]!; } else { a = x1; x1 = x2; f1 = f2; x2 = b - g * (b - a); tTau[0] = x2; rollError(); f2 = tTau[1]!; }
+      if (f1 <= f2) {
+        b = x2; x2 = x1; f2 = f1; x1 = a + g * (b - a); tTau[0] = x1; rollError(); f1 = tTau[1]!;
+      } else {
+        a = x1; x1 = x2; f1 = f2; x2 = b - g * (b - a); tTau[0] = x2; rollError(); f2 = tTau[1]!;
+      }
     }
     if (f1 < bestE) { bestE = f1; bestT = x1; }
     if (f2 < bestE) { bestE = f2; bestT = x2; }

@@ -16,6 +16,17 @@ export let frac = new Float64Array(0); // attach point along the parent, as a fr
 
 export let len = new Float64Array(0);
 
+/**
+ * Off-axis attachments (imported characters: a leg on the hips' side, an arm on the chest's):
+ * offAx[i] 1 when bone i's head is attached off its parent's axis (Bone.attach has an x or z
+ * part), offReq[i] 1 when a request on bone i lies off its axis (such a chain child, or a goal at
+ * such a child's head). Those bones are fitted to their request points as points of a rigid body
+ * (`fitPoints` in passes.ts, `rigidFit` forward) instead of as fractions along the axis.
+ */
+export let offAx = new Uint8Array(0);
+
+export let offReq = new Uint8Array(0);
+
 export let hp = new Float64Array(0); // head positions (3 per bone)
 
 export let bh = new Float64Array(0); // backward-pass head positions
@@ -103,6 +114,8 @@ export let gU = new Float64Array(0); // fraction along gBone
 
 export let gD = new Float64Array(0); // point gBone's axis must reach (3 per goal)
 
+export let gP = new Float64Array(0); // the goal's point in gBone's frame (3 per goal): (0, gU·length, 0), or an off-axis attachment
+
 export let pCp = new Int32Array(0); // pole control point
 
 export let pB = new Int32Array(0); // bone index B (the pole's joint is B's head)
@@ -145,7 +158,7 @@ export function growBones(n: number): void {
   if (n <= boneCap) return;
   const c = Math.max(n, boneCap * 2, 16);
   boneCap = c;
-  par = new Int32Array(c); frac = new Float64Array(c); len = new Float64Array(c);
+  par = new Int32Array(c); frac = new Float64Array(c); len = new Float64Array(c); offAx = new Uint8Array(c); offReq = new Uint8Array(c);
   hp = new Float64Array(c * 3); bh = new Float64Array(c * 3); bq = new Float64Array(c * 4); hasBq = new Uint8Array(c); rollMiss = new Float64Array(c * 2);
   accN = new Float64Array(c); accU = new Float64Array(c); accUU = new Float64Array(c);
   accD = new Float64Array(c * 3); accUD = new Float64Array(c * 3);
@@ -170,7 +183,7 @@ export function growControlPoints(m: number): void {
   const c = Math.max(m, cpCap * 2, 8);
   cpCap = c;
   gCp = new Int32Array(c); gOwn = new Int32Array(c); gBone = new Int32Array(c);
-  gU = new Float64Array(c); gD = new Float64Array(c * 3);
+  gU = new Float64Array(c); gD = new Float64Array(c * 3); gP = new Float64Array(c * 3);
   pCp = new Int32Array(c); pB = new Int32Array(c); pTop = new Int32Array(c); pGoal = new Int32Array(c);
 }
 

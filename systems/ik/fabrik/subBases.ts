@@ -7,7 +7,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../../src/world/world';
 import { quatArc, quatMul, quatNormalize, quatFromRotationVector, quatRotateArr } from '../../../src/math/quat';
-import { av, base, bh, chainKids, errOut, firstKid, gBone, gCp, gD, gOwn, growRigidPoints, gU, hp, kidOf, len, lo, locked, nextSib, onChain, placeAll, q, rpCount, rpFit, rpFrom, rpGoal, rpLocal, rpStart, stBone, stT, tv } from './scratch';
+import { av, base, bh, chainKids, errOut, firstKid, gBone, gCp, gD, gOwn, gP, growRigidPoints, hp, kidOf, len, lo, locked, nextSib, offReq, onChain, placeAll, q, rpCount, rpFit, rpFrom, rpGoal, rpLocal, rpStart, stBone, stT, tv } from './scratch';
 import { pj } from './constraints';
 
 /** fitRotation: vector pairs, the rotation found, a length scale. */
@@ -45,7 +45,7 @@ export function buildRigidPoints(world: PhysikWorld, rig: RigRecord, m: number):
       if (c !== i) rpFit[i] = 1; // through a locked joint
       for (let g = 0; g < m; g++) {
         if (gBone[g] !== c) continue;
-        pj[0] = 0; pj[1] = gU[g]! * len[c]!; pj[2] = 0;
+        pj[0] = gP[g * 3]!; pj[1] = gP[g * 3 + 1]!; pj[2] = gP[g * 3 + 2]!;
         quatRotateArr(rpLocal, k * 3, tv, 0, pj, 0);
         rpLocal[k * 3] += ox; rpLocal[k * 3 + 1] += oy; rpLocal[k * 3 + 2] += oz;
         rpGoal[k] = g; rpFrom[k] = -1; k++;
@@ -73,7 +73,7 @@ export function buildRigidPoints(world: PhysikWorld, rig: RigRecord, m: number):
       }
     }
     rpCount[i] = k - rpStart[i]!;
-    if (rpCount[i]! >= 2) rpFit[i] = 1;
+    if (rpCount[i]! >= 2 || offReq[i]) rpFit[i] = 1; // one point off the axis: fitted as a point (the arc onto it), not aimed along the axis
   }
 }
 
@@ -137,7 +137,10 @@ export function rigidFit(i: number): void {
     const j = s0 + k, k3 = k * 3;
     quatRotateArr(wA, k3, q, 0, rpLocal, j * 3);
     const g = rpGoal[j]!;
-    if (g >= 0) { wB[k3] = gD[g * 3]! - hx; wB[k3 + 1] = gD[g * 3 + 1]! - hy; wB[k3 + 2] = gD[g * 3 + 2]! - hz; } else { const f3 = rpFrom[j]! * 3; wB[k3] = bh[f3]! - hx; wB[k3 + 1] = bh[f3 + 1]! - hy; wB[k3 + 2] = bh[f3 + 2]! - hz; }
+    if (g >= 0) { wB[k3] = gD[g * 3]! - hx; wB[k3 + 1] = gD[g * 3 + 1]! - hy; wB[k3 + 2] = gD[g * 3 + 2]! - hz; } else {
+      const f3 = rpFrom[j]! * 3;
+      wB[k3] = bh[f3]! - hx; wB[k3 + 1] = bh[f3 + 1]! - hy; wB[k3 + 2] = bh[f3 + 2]! - hz;
+    }
   }
   wS[0] = len[i]!;
   fitRotation(cnt);
