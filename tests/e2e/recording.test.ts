@@ -94,8 +94,8 @@ describe('recording in the sandbox (headless Chromium)', () => {
     await button(page, 'back to live').click();
     expect(await mode(page)).toBe('live');
     const stepBack = await page.evaluate(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]!);
-    expect(stepBack).toBeGreaterThanOrEqual(stepLive!); // from where it paused (it runs on at once)
-    expect(stepBack).toBeLessThan(stepLive! + 10);
+    expect(stepBack).toBeGreaterThanOrEqual(stepLive!); // from where it paused, not the frame shown (it runs on at once:
+    expect(stepBack).toBeLessThan(stepLive! + 40); // a slow frame on a loaded machine catches up to 8 steps)
     await waitSteps(page, 5);
     expect(errors).toEqual([]);
     await page.close();
