@@ -74,6 +74,7 @@ const fitOut = new Float64Array(1);
 
 const NOTE_KEPT = 'the goal bone keeps its rotation by this method, and its joint limits did not allow it: turned to its limit, the goal is missed';
 const NOTE_LIMITS = 'the curve knows no joint limits: built bone by bone within them, the chain ends short of the goal';
+const NOTE_ROTATION = 'the goal bone keeps its rotation by this method: with it the chain above could not put the goal on its target';
 
 /**
  * Fit the curve for links i..n−1 (C0 their first head, u their first link's rest direction
@@ -160,11 +161,11 @@ function endFrame(world: PhysikWorld, p: BezierProblem, cp: number, B: number): 
 
 /** The 'bezier' kinematic solver (see the header). */
 export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
-  const { Bone, ControlPoint } = world.physik;
+  const { ControlPoint } = world.physik;
   const cache = cacheOf(rig);
   const p = cache.problem;
   p.k2 = shapes.get(rig)?.k2 ?? 1.1;
-  let failed = false, evaluations = 0, keptClamped = false, limited = false;
+  let failed = false, evaluations = 0, keptClamped = false, limited = false, rotationMiss = false;
   for (let ci = 0; ci < rig.controlPoints.length; ci++) {
     const cp = rig.controlPoints[ci]!;
     if (!ControlPoint.active[cp] || ControlPoint.pole[cp]) continue;
@@ -178,6 +179,16 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     const P = cache.points;
     if (!fitFrom(world, p, links, 0, P)) { failed = true; continue; }
     evaluations += fitOut[0]!;
+    // the goal point not beyond the reach of the whole chain (B turned too): a miss no limit
+    // explains is the kept rotation's (B's head, where it must be with it, out of the chain's reach)
+    let chain = 0;
+    for (let k = 0; k < n; k++) chain += links.length[k]!;
+    {
+      const c3 = cp * 3, eff = ControlPoint.effective;
+      const tx = eff[c3]! - p.c0[0]!, ty = eff[c3 + 1]! - p.c0[1]!, tz = eff[c3 + 2]! - p.c0[2]!;
+      const lx = eff[c3]! - p.c3[0]!, ly = eff[c3 + 1]! - p.c3[1]!, lz = eff[c3 + 2]! - p.c3[2]!;
+      if (Math.sqrt(tx * tx + ty * ty + tz * tz) < chain + Math.sqrt(lx * lx + ly * ly + lz * lz)) rotationMiss = true;
+    }
     let pass = beginPass(world, rig);
     aimLinks(world, pass, links, 0, n, P);
     pass.mark[links.goalIndex] = KEEP;
@@ -200,6 +211,6 @@ export function bezierSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
     }
   }
   const status = closedFormStatus(world, rig, failed);
-  setSolveNote(rig, 'bezier', keptClamped ? NOTE_KEPT : limited && status === STATUS_STALLED ? NOTE_LIMITS : '');
+  setSolveNote(rig, 'bezier', keptClamped ? NOTE_KEPT : limited && status === STATUS_STALLED ? NOTE_LIMITS : rotationMiss && status === STATUS_STALLED ? NOTE_ROTATION : '');
   return solved(Math.max(1, evaluations), status);
 }
