@@ -21,6 +21,8 @@ export default tseslint.config(
       '@stylistic/max-len': ['error', { code: 200, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true }],
       // the hot loops assert indices they know are in range (noUncheckedIndexedAccess)
       '@typescript-eslint/no-non-null-assertion': 'off',
+      // a variable a closure reads before its one assignment (a panel row made below its knobs)
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },

@@ -13,7 +13,7 @@ import type { JointModel } from '../rapier/jointPlan';
 import { CROWD_MAX } from './simScene';
 import { feelProblem, SANDBOX_FEEL } from './feel';
 
-import { rapierJointModels, type RapierPlacement } from './rapierChoices';
+import { rapierJointModels } from './rapierChoices';
 export { rapierJointModels, rapierPlacements, type RapierPlacement } from './rapierChoices';
 
 /** Every solver name the settings accept (PhysIK first). */

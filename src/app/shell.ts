@@ -148,7 +148,7 @@ export const HELP: readonly HelpEntry[] = [
   { keys: 'space · .', does: 'play or pause · one step' },
   { keys: 'r', does: 'reset the rig to its starting pose' },
   { keys: '1 · 3 · 7 · f', does: 'look from the front · side · top; frame the rig' },
-  { keys: 'x · m', does: "an imported character: bones through the mesh, hidden or behind it · show or hide the mesh" },
+  { keys: 'x · m', does: 'an imported character: bones through the mesh, hidden or behind it · show or hide the mesh' },
   { keys: 'Esc', does: 'close this help or a message; deselect' },
   { keys: 'drop a file', does: 'open a scene (.json) or a rig (.glb, .gltf, .bvh)' },
   { keys: 'drop a .recording.json', does: 'play a take recorded here back on its rig', needs: 'recording' },

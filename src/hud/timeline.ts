@@ -67,7 +67,7 @@ export async function createTimeline(container: HTMLElement, onScrub: (frame: nu
   label.position.set(PAD, 2);
   app.stage.addChild(back, range, head, label);
 
-  let last: TimelineState = { mode: 'live', frameCount: 0, fps: 30, frame: 0 };
+  const last: TimelineState = { mode: 'live', frameCount: 0, fps: 30, frame: 0 };
   let drawnWidth = -1; // what was last drawn, to skip unchanged frames without allocating
   const drawn: TimelineState = { mode: 'live', frameCount: -1, fps: 0, frame: -1 };
   let scrubbing = -1;

@@ -81,8 +81,8 @@ export async function nextFrames(page: Page): Promise<void> {
  * how many there are, and their mean colour. `match` travels as source text: it may use only
  * its arguments.
  */
-export async function pixelTally(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean = () => true):
-  Promise<{ matched: number; total: number; mean: [number, number, number] }> {
+type Tally = { matched: number; total: number; mean: [number, number, number] };
+export async function pixelTally(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean = () => true): Promise<Tally> {
   return page.evaluate(async ([b64, source]) => {
     const test = new Function(`return (${source});`)() as (r: number, g: number, b: number) => boolean;
     const img = new Image();
