@@ -82,7 +82,7 @@ import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRot
 import { refreshPose, solved } from './common';
 import { doubles, type Doubles } from '../../components/doubles';
 import type { SolveResult } from './solver';
-import { BUMP, collectGoals, frameAxis, goalsFinite, ikRig, type IkRig } from './goalTree';
+import { BUMP, collectGoals, frameAxis, goalsFinite, ikRig, restartBones, restartMask, type IkRig } from './goalTree';
 import { applyPoles } from './poles';
 
 /** Relative size of |a × b| / (|a||b|) under which three points count as colinear. */
@@ -664,24 +664,31 @@ const rv = doubles(3), rq = doubles(4);
  * Restart r into pose F: every chain joint's rotation vector at a pseudo-random point of its box
  * (free axes within ±1 rad), the root as in pose C; heads from the parents; deterministic in r.
  */
-function restartPose(T: IkRig, S: CcdScratch, C: Pose, F: Pose, bones: ArrayLike<number>, r: number): void {
+function restartPose(T: IkRig, S: CcdScratch, C: Pose, F: Pose, bones: ArrayLike<number>, r: number, tol: number): void {
   const q = F.q, hd = F.hd, att = S.att, par = T.parentIndex;
+  restartMask(T, S.mark, tol);
   q[0] = C.q[0]!; q[1] = C.q[1]!; q[2] = C.q[2]!; q[3] = C.q[3]!;
   hd[0] = C.hd[0]!; hd[1] = C.hd[1]!; hd[2] = C.hd[2]!;
   let h = Math.imul(r + 1, 0x9e3779b9) | 0;
   for (let i = 1; i < T.n; i++) {
     if (!S.mark[i]) continue;
     const b = bones[i]!, p = par[i]!, o = i * 4, i3 = i * 3;
-    for (let a = 0; a < 3; a++) {
-      h = (h + 0x6d2b79f5) | 0;
-      let t = Math.imul(h ^ (h >>> 15), 1 | h);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      rv[a] = T.enabled[b * 3 + a] ? T.lmin[b * 3 + a]! + (T.lmax[b * 3 + a]! - T.lmin[b * 3 + a]!) * u : 2 * u - 1;
+    if (!restartBones[i]) {
+      // kept: its rotation relative to its parent as in pose C
+      quatMulConjA(rq, 0, C.q, p * 4, C.q, o);
+      quatMul(q, o, q, p * 4, rq, 0);
+    } else {
+      for (let a = 0; a < 3; a++) {
+        h = (h + 0x6d2b79f5) | 0;
+        let t = Math.imul(h ^ (h >>> 15), 1 | h);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+        rv[a] = T.enabled[b * 3 + a] ? T.lmin[b * 3 + a]! + (T.lmax[b * 3 + a]! - T.lmin[b * 3 + a]!) * u : 2 * u - 1;
+      }
+      quatFromRotationVector(rq, 0, rv, 0);
+      quatMul(q, o, q, p * 4, T.restLocal, b * 4);
+      quatMul(q, o, q, o, rq, 0);
     }
-    quatFromRotationVector(rq, 0, rv, 0);
-    quatMul(q, o, q, p * 4, T.restLocal, b * 4);
-    quatMul(q, o, q, o, rq, 0);
     quatNormalize(q, o);
     const r4 = p * 4, p3 = p * 3, x = q[r4]!, y = q[r4 + 1]!, z = q[r4 + 2]!, w = q[r4 + 3]!;
     const vx = att[i3]!, vy = att[i3 + 1]!, vz = att[i3 + 2]!;
@@ -730,7 +737,7 @@ export function ccdSolve(world: PhysikWorld, rig: RigRecord): SolveResult {
       stuck = false;
       if (s.ikIterations - it < RESTART_LEFT || restarts >= MAX_RESTARTS) break;
       const next = cur !== 1 && bestPose !== 1 ? 1 : cur !== 2 && bestPose !== 2 ? 2 : 0;
-      restartPose(T, S, pose[cur]!, pose[next]!, rig.bones, restarts++);
+      restartPose(T, S, pose[cur]!, pose[next]!, rig.bones, restarts++, tol);
       cur = next;
       poseIt[cur] = it;
       effectors(T, S, pose[cur]!);

@@ -176,3 +176,32 @@ export function frameAxis(q: Doubles, o: number, a: number, out: Doubles, oo: nu
   else if (a === 1) { out[oo] = 2 * (x * y - z * w); out[oo + 1] = 1 - 2 * (x * x + z * z); out[oo + 2] = 2 * (y * z + x * w); }
   else { out[oo] = 2 * (x * z + y * w); out[oo + 1] = 2 * (y * z - x * w); out[oo + 2] = 1 - 2 * (x * x + y * y); }
 }
+
+/** restartMask's result: 1 for each bone (depth-first index) a restart turns. */
+export let restartBones = new Uint8Array(0);
+
+/**
+ * Restarts of CCD and the Jacobian solvers: the bones a restart turns are those on the chains of
+ * goals missed by more than `tol` (T.effector against the targets) and on no chain of a goal
+ * already met, so a restart does not undo the goals that were reached (with four limbs' goals,
+ * turning every chain at once rarely met all four); every chain bone (`mark`) when that leaves
+ * none. Into restartBones.
+ */
+export function restartMask(T: IkRig, mark: Uint8Array, tol: number): void {
+  if (restartBones.length < T.n) restartBones = new Uint8Array(Math.max(T.n, 2 * restartBones.length));
+  const out = restartBones, eff = T.effective, E = T.effector;
+  out.fill(0, 0, T.n);
+  // 1: on a missed goal's chain; 2: on a met goal's chain (wins)
+  for (let pass = 0; pass < 2; pass++) {
+    for (let g = 0; g < T.goalCount; g++) {
+      const c3 = T.goalCp[g]! * 3, g3 = g * 3;
+      const dx = eff[c3]! - E[g3]!, dy = eff[c3 + 1]! - E[g3 + 1]!, dz = eff[c3 + 2]! - E[g3 + 2]!;
+      const missed = !(dx * dx + dy * dy + dz * dz <= tol * tol);
+      if (missed !== (pass === 0)) continue;
+      for (let i = T.goalBone[g]!; i >= 0; i = T.parentIndex[i]!) out[i] = pass + 1;
+    }
+  }
+  let any = false;
+  for (let i = 1; i < T.n; i++) { if (out[i] === 1 && mark[i]) any = true; out[i] = out[i] === 1 ? 1 : 0; }
+  if (!any) for (let i = 1; i < T.n; i++) out[i] = mark[i]!;
+}

@@ -81,7 +81,7 @@ import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../compone
 import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
 import { jointRotationVector } from '../../src/world/jointRotation';
 import { refreshPose, solved } from './common';
-import { BUMP, collectGoals, frameAxis, goalErrors, goalsFinite, ikRig, markChains, type IkRig } from './goalTree';
+import { BUMP, collectGoals, frameAxis, goalErrors, goalsFinite, ikRig, markChains, restartBones, restartMask, type IkRig } from './goalTree';
 import {
   axisLocked, computeLocals, hasLimits, jointFrame, keepPose, pivotOf, rebuildFromLocals, resetToRest, restoreStart, rotateWorld, saveStart, undoPose,
 } from './localPose';
@@ -433,11 +433,12 @@ const rv = new Float64Array(3), rq = new Float64Array(4);
  * Restart r: every chain joint's rotation vector at a pseudo-random point of its box (free axes
  * within ±1 rad), the root as it is; deterministic in r. Heads and tails refreshed.
  */
-function restartPose(world: PhysikWorld, rig: RigRecord, T: IkRig, r: number): void {
+function restartPose(world: PhysikWorld, rig: RigRecord, T: IkRig, r: number, tol: number): void {
   const { Bone, AngularLimit: L } = world.physik;
+  restartMask(T, T.mark, tol);
   let h = Math.imul(r + 1, 0x9e3779b9) | 0;
   for (let i = 1; i < T.n; i++) {
-    if (!T.mark[i]) continue;
+    if (!restartBones[i]) continue;
     const b = rig.bones[i]!;
     for (let a = 0; a < 3; a++) {
       h = (h + 0x6d2b79f5) | 0;
@@ -530,7 +531,7 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
       stuck = false;
       if (s.ikIterations - it < RESTART_LEFT || restarts >= MAX_RESTARTS) break;
       if (ss < bestSs) { bestSs = ss; bestMu = mu; saveBest(rig, T, S); }
-      restartPose(world, rig, T, restarts++);
+      restartPose(world, rig, T, restarts++, tol);
       errorsInto(world, T, S);
       err = T.worst;
       if (!Number.isFinite(err)) return diverged(world, rig, T, it);
