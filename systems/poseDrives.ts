@@ -445,14 +445,18 @@ export function poseDrives(world: PhysikWorld): void {
       // the implicit terms resist every acceleration, the clip's too: give the clip's back
       // (feed-forward), so a bone that follows the clip exactly feels no drag from them
       const sI = 2 * (kSwing * dt + cSwing) * dt;
-      torque[b3] += tx + sI * rec.alpha[i * 3]!; torque[b3 + 1] += ty + sI * rec.alpha[i * 3 + 1]!; torque[b3 + 2] += tz + sI * rec.alpha[i * 3 + 2]!;
-      effInertiaWorld[b6] += ixx; effInertiaWorld[b6 + 1] += ixy; effInertiaWorld[b6 + 2] += ixz;
-      effInertiaWorld[b6 + 3] += iyy; effInertiaWorld[b6 + 4] += iyz; effInertiaWorld[b6 + 5] += izz;
+      torque[b3] = torque[b3]! + (tx + sI * rec.alpha[i * 3]!);
+      torque[b3 + 1] = torque[b3 + 1]! + (ty + sI * rec.alpha[i * 3 + 1]!);
+      torque[b3 + 2] = torque[b3 + 2]! + (tz + sI * rec.alpha[i * 3 + 2]!);
+      effInertiaWorld[b6] = effInertiaWorld[b6]! + ixx; effInertiaWorld[b6 + 1] = effInertiaWorld[b6 + 1]! + ixy; effInertiaWorld[b6 + 2] = effInertiaWorld[b6 + 2]! + ixz;
+      effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + iyy; effInertiaWorld[b6 + 4] = effInertiaWorld[b6 + 4]! + iyz; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + izz;
       if (pb >= 0) {
         const p3 = pb * 3, p6 = pb * 6;
-        torque[p3] += sI * rec.alpha[p * 3]! - tx; torque[p3 + 1] += sI * rec.alpha[p * 3 + 1]! - ty; torque[p3 + 2] += sI * rec.alpha[p * 3 + 2]! - tz;
-        effInertiaWorld[p6] += ixx; effInertiaWorld[p6 + 1] += ixy; effInertiaWorld[p6 + 2] += ixz;
-        effInertiaWorld[p6 + 3] += iyy; effInertiaWorld[p6 + 4] += iyz; effInertiaWorld[p6 + 5] += izz;
+        torque[p3] = torque[p3]! + (sI * rec.alpha[p * 3]! - tx);
+        torque[p3 + 1] = torque[p3 + 1]! + (sI * rec.alpha[p * 3 + 1]! - ty);
+        torque[p3 + 2] = torque[p3 + 2]! + (sI * rec.alpha[p * 3 + 2]! - tz);
+        effInertiaWorld[p6] = effInertiaWorld[p6]! + ixx; effInertiaWorld[p6 + 1] = effInertiaWorld[p6 + 1]! + ixy; effInertiaWorld[p6 + 2] = effInertiaWorld[p6 + 2]! + ixz;
+        effInertiaWorld[p6 + 3] = effInertiaWorld[p6 + 3]! + iyy; effInertiaWorld[p6 + 4] = effInertiaWorld[p6 + 4]! + iyz; effInertiaWorld[p6 + 5] = effInertiaWorld[p6 + 5]! + izz;
       } else {
         // the root's head held at the clip's: F = k (h_clip − h − dt v) + c (v_clip − v) at the head
         const kL = kS * rec.mass, cL = cS * rec.mass;
@@ -484,8 +488,8 @@ export function poseDrives(world: PhysikWorld): void {
       // controlSprings.ts) resist the clip's motion too: on the mass μ and on the inertia
       // μ |l|², so give back μ × the clip's centre acceleration and μ |l|² × its angular one
       const ff = mu + 2 * ControlPoint.stiffness[cp]! * dt * dt, fl = ff * (lx * lx + ly * ly + lz * lz), i3 = rec.markerBone[m]! * 3;
-      force[b3] += ff * rec.centreAcc[m3]!; force[b3 + 1] += ff * rec.centreAcc[m3 + 1]!; force[b3 + 2] += ff * rec.centreAcc[m3 + 2]!;
-      torque[b3] += fl * rec.alpha[i3]!; torque[b3 + 1] += fl * rec.alpha[i3 + 1]!; torque[b3 + 2] += fl * rec.alpha[i3 + 2]!;
+      force[b3] = force[b3]! + ff * rec.centreAcc[m3]!; force[b3 + 1] = force[b3 + 1]! + ff * rec.centreAcc[m3 + 1]!; force[b3 + 2] = force[b3 + 2]! + ff * rec.centreAcc[m3 + 2]!;
+      torque[b3] = torque[b3]! + fl * rec.alpha[i3]!; torque[b3 + 1] = torque[b3 + 1]! + fl * rec.alpha[i3 + 1]!; torque[b3 + 2] = torque[b3 + 2]! + fl * rec.alpha[i3 + 2]!;
     }
   }
 }
@@ -496,11 +500,11 @@ function jointFriction(world: PhysikWorld, b: number, p: number): void {
   const { angVel, torque, effInertiaWorld } = world.physik.Bone;
   const b3 = b * 3, p3 = p * 3;
   const tx = -c * (angVel[b3]! - angVel[p3]!), ty = -c * (angVel[b3 + 1]! - angVel[p3 + 1]!), tz = -c * (angVel[b3 + 2]! - angVel[p3 + 2]!);
-  torque[b3] += tx; torque[b3 + 1] += ty; torque[b3 + 2] += tz;
-  torque[p3] -= tx; torque[p3 + 1] -= ty; torque[p3 + 2] -= tz;
+  torque[b3] = torque[b3]! + tx; torque[b3 + 1] = torque[b3 + 1]! + ty; torque[b3 + 2] = torque[b3 + 2]! + tz;
+  torque[p3] = torque[p3]! - tx; torque[p3 + 1] = torque[p3 + 1]! - ty; torque[p3 + 2] = torque[p3 + 2]! - tz;
   const s = 2 * c * dt, b6 = b * 6, p6 = p * 6;
-  effInertiaWorld[b6] += s; effInertiaWorld[b6 + 3] += s; effInertiaWorld[b6 + 5] += s;
-  effInertiaWorld[p6] += s; effInertiaWorld[p6 + 3] += s; effInertiaWorld[p6 + 5] += s;
+  effInertiaWorld[b6] = effInertiaWorld[b6]! + s; effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + s; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + s;
+  effInertiaWorld[p6] = effInertiaWorld[p6]! + s; effInertiaWorld[p6 + 3] = effInertiaWorld[p6 + 3]! + s; effInertiaWorld[p6 + 5] = effInertiaWorld[p6 + 5]! + s;
 }
 
 /**
@@ -512,13 +516,13 @@ function applyAtPoint(world: PhysikWorld, b: number): void {
   const { centre, force, torque, effMass, effInertiaWorld } = world.physik.Bone;
   const b3 = b * 3, b6 = b * 6;
   const lx = ax - centre[b3]!, ly = ay - centre[b3 + 1]!, lz = az - centre[b3 + 2]!;
-  force[b3] += fx; force[b3 + 1] += fy; force[b3 + 2] += fz;
-  torque[b3] += ly * fz - lz * fy;
-  torque[b3 + 1] += lz * fx - lx * fz;
-  torque[b3 + 2] += lx * fy - ly * fx;
-  effMass[b] += mu;
+  force[b3] = force[b3]! + fx; force[b3 + 1] = force[b3 + 1]! + fy; force[b3 + 2] = force[b3 + 2]! + fz;
+  torque[b3] = torque[b3]! + (ly * fz - lz * fy);
+  torque[b3 + 1] = torque[b3 + 1]! + (lz * fx - lx * fz);
+  torque[b3 + 2] = torque[b3 + 2]! + (lx * fy - ly * fx);
+  effMass[b] = effMass[b]! + mu;
   const inertia = mu * (lx * lx + ly * ly + lz * lz);
-  effInertiaWorld[b6] += inertia; effInertiaWorld[b6 + 3] += inertia; effInertiaWorld[b6 + 5] += inertia;
+  effInertiaWorld[b6] = effInertiaWorld[b6]! + inertia; effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + inertia; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + inertia;
 }
 
 export function poseFollow(world: PhysikWorld): void {

@@ -178,7 +178,7 @@ export function attachClip(world: PhysikWorld, rig: number, track: PoseTrack, op
     // the bone itself and every ancestor turn bone j
     for (let i = j; i >= 0; i = parent[i]!) {
       const dx = centres[j * 3]! - rest.heads[i * 3]!, dy = centres[j * 3 + 1]! - rest.heads[i * 3 + 1]!, dz = centres[j * 3 + 2]! - rest.heads[i * 3 + 2]!;
-      rec.inertia[i] += m * (dx * dx + dy * dy + dz * dz) + own;
+      rec.inertia[i] = rec.inertia[i]! + (m * (dx * dx + dy * dy + dz * dz) + own);
     }
   }
   rec.mass = mass;

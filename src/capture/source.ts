@@ -131,7 +131,9 @@ export function motionFromBvh(text: string, file?: string): SourceMotion {
         const pq = (f * n + j.parent) * 4, po = (f * n + j.parent) * 3;
         mul(out.rotations, q, out.rotations, pq, local, 0);
         rotate(out.positions, o, out.rotations, pq, tx, ty, tz);
-        out.positions[o] += out.positions[po]!; out.positions[o + 1] += out.positions[po + 1]!; out.positions[o + 2] += out.positions[po + 2]!;
+        out.positions[o] = out.positions[o]! + out.positions[po]!;
+        out.positions[o + 1] = out.positions[o + 1]! + out.positions[po + 1]!;
+        out.positions[o + 2] = out.positions[o + 2]! + out.positions[po + 2]!;
       }
     }
   }
