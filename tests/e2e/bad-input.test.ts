@@ -173,7 +173,9 @@ describe('bad input in the sandbox (headless Chromium)', () => {
     const el = proto.page.locator('#error');
     await el.waitFor({ state: 'visible', timeout: 30_000 });
     expect(await el.textContent()).toContain('Could not load scene "constructor":\nno scene "constructor" in scenes/ (have: ');
-    expect(await proto.page.evaluate(() => window.__physik)).toBeUndefined();
+    // and the default scene runs instead of a blank page
+    await proto.page.waitForFunction(() => (window.__physik?.frames ?? 0) > 10, undefined, { timeout: 60_000 });
+    expect(await proto.page.evaluate(() => window.__physik!.sceneName)).toBe('humanoid');
     expect(proto.errors).toEqual([]);
     await proto.page.close();
   });
