@@ -311,7 +311,9 @@ export function closeEnd(points: Float64Array, lengths: ArrayLike<number>, n: nu
   if (!(Math.sqrt(nx * nx + ny * ny + nz * nz) > 1e-12)) {
     // straight: any normal perpendicular to the reach
     const rx = c3[0]! - points[a]!, ry = c3[1]! - points[a + 1]!, rz = c3[2]! - points[a + 2]!;
-    if (Math.abs(rx) <= Math.abs(ry) && Math.abs(rx) <= Math.abs(rz)) { nx = 0; ny = rz; nz = -ry; } else if (Math.abs(ry) <= Math.abs(rz)) { nx = -rz; ny = 0; nz = rx; } else { nx = ry; ny = -rx; nz = 0; }
+    if (Math.abs(rx) <= Math.abs(ry) && Math.abs(rx) <= Math.abs(rz)) { nx = 0; ny = rz; nz = -ry; }
+    else if (Math.abs(ry) <= Math.abs(rz)) { nx = -rz; ny = 0; nz = rx; }
+    else { nx = ry; ny = -rx; nz = 0; }
   }
   const f = fixIn;
   f[0] = points[a]!; f[1] = points[a + 1]!; f[2] = points[a + 2]!; f[3] = c3[0]!; f[4] = c3[1]!; f[5] = c3[2]!;

@@ -127,7 +127,7 @@ export function goalLinks(world: PhysikWorld, rig: RigRecord, cp: number, toPare
     if (!regular) {
       if (into >= 0 && l > EPS) {
         quatRotate(r, 0, rel, 0, vec[0]!, vec[1]!, vec[2]!);
-        local[into * 3] += r[0]!; local[into * 3 + 1] += r[1]!; local[into * 3 + 2] += r[2]!;
+        local[into * 3] = local[into * 3]! + r[0]!; local[into * 3 + 1] = local[into * 3 + 1]! + r[1]!; local[into * 3 + 2] = local[into * 3 + 2]! + r[2]!;
       }
       continue;
     }

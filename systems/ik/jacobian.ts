@@ -224,7 +224,7 @@ function mulJt(S: JacScratch, m: number, k: number, v: Float64Array, out: Float6
     const vr = v[r]!;
     if (vr === 0) continue;
     const ro = r * k;
-    for (let d = 0; d < k; d++) out[d] += J[ro + d]! * vr;
+    for (let d = 0; d < k; d++) out[d] = out[d]! + J[ro + d]! * vr;
   }
 }
 
@@ -421,7 +421,7 @@ function bumpSingular(T: IkRig, S: JacScratch, k: number): boolean {
         if (S.dofAxis[d] === 0) { pick = d; break; }
         if (S.dofAxis[d] === 2 && pick < 0) pick = d;
       }
-      if (pick >= 0) { S.dth[pick] += BUMP; bumped = true; }
+      if (pick >= 0) { S.dth[pick] = S.dth[pick]! + BUMP; bumped = true; }
     }
   }
   return bumped;
@@ -560,7 +560,7 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
       mulJ(S, m, k, S.z, S.y);
       cholSolve(S.L, m, S.y);
       mulJt(S, m, k, S.y, S.grad);
-      for (let d = 0; d < k; d++) S.dth[d] += S.z[d]! - S.grad[d]!;
+      for (let d = 0; d < k; d++) S.dth[d] = S.dth[d]! + (S.z[d]! - S.grad[d]!);
     }
     const bumped = bumpSingular(T, S, k);
     // cap each bone's turn; check finiteness before anything is written
@@ -574,7 +574,7 @@ function solveJacobian(world: PhysikWorld, rig: RigRecord, dls: boolean): SolveR
       else if (a > worst) worst = a;
     }
     if (!finite) return diverged(world, rig, T, it);
-    if (worst > MAX_STEP) { const f = MAX_STEP / worst; for (let d = 0; d < k; d++) S.dth[d] *= f; worst = MAX_STEP; }
+    if (worst > MAX_STEP) { const f = MAX_STEP / worst; for (let d = 0; d < k; d++) S.dth[d] = S.dth[d]! * f; worst = MAX_STEP; }
     if (worst < 1e-14) { stuck = true; continue; } // nothing to do: stalled (unreachable or blocked)
     if (adaptive) keepPose(world, rig, T);
     if (!applyStep(world, rig, T, S)) return diverged(world, rig, T, it);

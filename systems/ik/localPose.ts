@@ -95,7 +95,7 @@ export function rebuildFromLocals(world: PhysikWorld, rig: RigRecord, T: IkRig, 
     // quatNormalize written out (it was not inlined here), the same arithmetic
     const n = Math.sqrt(rot[o]! * rot[o]! + rot[o + 1]! * rot[o + 1]! + rot[o + 2]! * rot[o + 2]! + rot[o + 3]! * rot[o + 3]!);
     const s = n > 0 ? 1 / n : 0;
-    rot[o] *= s; rot[o + 1] *= s; rot[o + 2] *= s; rot[o + 3] *= s;
+    rot[o] = rot[o]! * s; rot[o + 1] = rot[o + 1]! * s; rot[o + 2] = rot[o + 2]! * s; rot[o + 3] = rot[o + 3]! * s;
     if (n === 0) rot[o + 3] = 1;
     if (clamp && p >= 0 && clampToLimits(world, b)) localFromWorld(rot, rig, T, i);
   }

@@ -140,14 +140,14 @@ function satisfy(ps: Particles): void {
     const lam = C / denom / d; // per unit of d
     const nx = dx * lam, ny = dy * lam, nz = dz * lam;
     const wt = invMass[t]!;
-    pos[t3] -= wt * nx; pos[t3 + 1] -= wt * ny; pos[t3 + 2] -= wt * nz;
+    pos[t3] = pos[t3]! - wt * nx; pos[t3 + 1] = pos[t3 + 1]! - wt * ny; pos[t3 + 2] = pos[t3 + 2]! - wt * nz;
     if (a === b) {
       const w = invMass[a]!;
-      pos[a3] += w * nx; pos[a3 + 1] += w * ny; pos[a3 + 2] += w * nz;
+      pos[a3] = pos[a3]! + w * nx; pos[a3 + 1] = pos[a3 + 1]! + w * ny; pos[a3 + 2] = pos[a3 + 2]! + w * nz;
     } else {
       const w1 = (1 - s) * invMass[a]!, w2 = s * invMass[b]!;
-      pos[a3] += w1 * nx; pos[a3 + 1] += w1 * ny; pos[a3 + 2] += w1 * nz;
-      pos[b3] += w2 * nx; pos[b3 + 1] += w2 * ny; pos[b3 + 2] += w2 * nz;
+      pos[a3] = pos[a3]! + w1 * nx; pos[a3 + 1] = pos[a3 + 1]! + w1 * ny; pos[a3 + 2] = pos[a3 + 2]! + w1 * nz;
+      pos[b3] = pos[b3]! + w2 * nx; pos[b3 + 1] = pos[b3 + 1]! + w2 * ny; pos[b3 + 2] = pos[b3 + 2]! + w2 * nz;
     }
   }
   io[7] = worst;
@@ -170,11 +170,11 @@ export function pullPoint(ps: Particles, a: number, b: number, s: number, tx: nu
   const k = stiffness / denom;
   if (a === b) {
     const w = invMass[a]! * k;
-    pos[a3] -= w * cx; pos[a3 + 1] -= w * cy; pos[a3 + 2] -= w * cz;
+    pos[a3] = pos[a3]! - w * cx; pos[a3 + 1] = pos[a3 + 1]! - w * cy; pos[a3 + 2] = pos[a3 + 2]! - w * cz;
   } else {
     const w1 = (1 - s) * invMass[a]! * k, w2 = s * invMass[b]! * k;
-    pos[a3] -= w1 * cx; pos[a3 + 1] -= w1 * cy; pos[a3 + 2] -= w1 * cz;
-    pos[b3] -= w2 * cx; pos[b3 + 1] -= w2 * cy; pos[b3 + 2] -= w2 * cz;
+    pos[a3] = pos[a3]! - w1 * cx; pos[a3 + 1] = pos[a3 + 1]! - w1 * cy; pos[a3 + 2] = pos[a3 + 2]! - w1 * cz;
+    pos[b3] = pos[b3]! - w2 * cx; pos[b3 + 1] = pos[b3 + 1]! - w2 * cy; pos[b3 + 2] = pos[b3 + 2]! - w2 * cz;
   }
   return err;
 }
@@ -235,8 +235,8 @@ function build(world: PhysikWorld, rig: RigRecord): MassSpringState {
     }
     // half the bone's mass at each end (the head's half split over its particles)
     const m = Bone.mass[b]! > 0 ? Bone.mass[b]! : 1;
-    mass[1 + i] += 0.5 * m;
-    if (ps.a[i] === ps.b[i]) mass[ps.a[i]!] += 0.5 * m; else { mass[ps.a[i]!] += 0.5 * m * (1 - ps.s[i]!); mass[ps.b[i]!] += 0.5 * m * ps.s[i]!; }
+    mass[1 + i] = mass[1 + i]! + 0.5 * m;
+    if (ps.a[i] === ps.b[i]) mass[ps.a[i]!] = mass[ps.a[i]!]! + 0.5 * m; else { mass[ps.a[i]!] = mass[ps.a[i]!]! + 0.5 * m * (1 - ps.s[i]!); mass[ps.b[i]!] = mass[ps.b[i]!]! + 0.5 * m * ps.s[i]!; }
   }
   let total = 0;
   for (let k = 0; k <= n; k++) total += mass[k]!;
@@ -387,7 +387,7 @@ function pullHeadTail(ps: Particles, i: number): void {
   if (!(denom > 0) || !(err > 0)) return;
   const k = stiffness / denom;
   const wa = ca * invMass[a]! * k, wb = cb * invMass[b]! * k, wt = ct * invMass[t]! * k;
-  pos[a3] -= wa * cx; pos[a3 + 1] -= wa * cy; pos[a3 + 2] -= wa * cz;
-  if (cb !== 0) { pos[b3] -= wb * cx; pos[b3 + 1] -= wb * cy; pos[b3 + 2] -= wb * cz; }
-  pos[t3] -= wt * cx; pos[t3 + 1] -= wt * cy; pos[t3 + 2] -= wt * cz;
+  pos[a3] = pos[a3]! - wa * cx; pos[a3 + 1] = pos[a3 + 1]! - wa * cy; pos[a3 + 2] = pos[a3 + 2]! - wa * cz;
+  if (cb !== 0) { pos[b3] = pos[b3]! - wb * cx; pos[b3 + 1] = pos[b3 + 1]! - wb * cy; pos[b3 + 2] = pos[b3 + 2]! - wb * cz; }
+  pos[t3] = pos[t3]! - wt * cx; pos[t3 + 1] = pos[t3 + 1]! - wt * cy; pos[t3 + 2] = pos[t3 + 2]! - wt * cz;
 }

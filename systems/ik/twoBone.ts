@@ -39,7 +39,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { quatArc, quatMul, quatRotate, quatRotateArr } from '../../src/math/quat';
-import { clampToLimits, solved } from './common';
+import { solved } from './common';
 import type { SolveResult } from './solver';
 import { AIM, SET, beginPass, endPass, hingeOf, quatFromFrames, restorePose } from './chainPass';
 import { boneName, closedFormStatus, controlPointName, effectorLocal } from './goalChains';

@@ -84,7 +84,7 @@ export function fitPoints(world: PhysikWorld, rig: RigRecord, i: number, m: numb
       const k3 = k * 3;
       fpP[0] = wA[k3]! - px; fpP[1] = wA[k3 + 1]! - py; fpP[2] = wA[k3 + 2]! - pz;
       quatRotateArr(wA, k3, R, b4, fpP, 0);
-      wB[k3] -= dx; wB[k3 + 1] -= dy; wB[k3 + 2] -= dz;
+      wB[k3] = wB[k3]! - dx; wB[k3 + 1] = wB[k3 + 1]! - dy; wB[k3 + 2] = wB[k3 + 2]! - dz;
     }
     wS[0] = L;
     fitRotation(cnt);

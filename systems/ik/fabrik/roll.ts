@@ -105,7 +105,7 @@ export function rollError(): void {
       if (c < 0 || (lvl > 0 && (!limited[c] || offReq[c]))) break;
       const ce = bonesS[c]!;
       quatRotateArr(tv, 0, simQ, 0, attachS, ce * 3);
-      tv[0] += simH[0]!; tv[1] += simH[1]!; tv[2] += simH[2]!;
+      tv[0] = tv[0]! + simH[0]!; tv[1] = tv[1]! + simH[1]!; tv[2] = tv[2]! + simH[2]!;
       if (lvl === 0) { v[0] = tDir[0]!; v[1] = tDir[1]!; v[2] = tDir[2]!; } else if (!aimOf(c, tsStraight)) break;
       simH[0] = tv[0]!; simH[1] = tv[1]!; simH[2] = tv[2]!;
       quatMul(simQ, 4, simQ, 0, restLocalS, ce * 4); // the child's frame

@@ -251,9 +251,9 @@ export function goalError(world: PhysikWorld, rig: RigRecord, m: number): void {
 
 export function addRequest(i: number, U: Float64Array, uo: number, D: Float64Array, o: number): void {
   const i3 = i * 3, u = U[uo]!;
-  accN[i] += 1; accU[i] += u; accUU[i] += u * u;
-  accD[i3] += D[o]!; accD[i3 + 1] += D[o + 1]!; accD[i3 + 2] += D[o + 2]!;
-  accUD[i3] += u * D[o]!; accUD[i3 + 1] += u * D[o + 1]!; accUD[i3 + 2] += u * D[o + 2]!;
+  accN[i] = accN[i]! + 1; accU[i] = accU[i]! + u; accUU[i] = accUU[i]! + u * u;
+  accD[i3] = accD[i3]! + D[o]!; accD[i3 + 1] = accD[i3 + 1]! + D[o + 1]!; accD[i3 + 2] = accD[i3 + 2]! + D[o + 2]!;
+  accUD[i3] = accUD[i3]! + u * D[o]!; accUD[i3 + 1] = accUD[i3 + 1]! + u * D[o + 1]!; accUD[i3 + 2] = accUD[i3 + 2]! + u * D[o + 2]!;
 }
 
 /** a[o..o+2] ← w·c + R (a − w·c), R = r: a weighted sum of points turned about c. */

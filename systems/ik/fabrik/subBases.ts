@@ -47,7 +47,7 @@ export function buildRigidPoints(world: PhysikWorld, rig: RigRecord, m: number):
         if (gBone[g] !== c) continue;
         pj[0] = gP[g * 3]!; pj[1] = gP[g * 3 + 1]!; pj[2] = gP[g * 3 + 2]!;
         quatRotateArr(rpLocal, k * 3, tv, 0, pj, 0);
-        rpLocal[k * 3] += ox; rpLocal[k * 3 + 1] += oy; rpLocal[k * 3 + 2] += oz;
+        rpLocal[k * 3] = rpLocal[k * 3]! + ox; rpLocal[k * 3 + 1] = rpLocal[k * 3 + 1]! + oy; rpLocal[k * 3 + 2] = rpLocal[k * 3 + 2]! + oz;
         rpGoal[k] = g; rpFrom[k] = -1; k++;
       }
       for (let d = firstKid[c]!; d >= 0; d = nextSib[d]!) {
@@ -162,7 +162,7 @@ export function turnAboutBase(world: PhysikWorld, rig: RigRecord, m: number): vo
     const cp = gCp[g]!, c3 = cp * 3, i = gOwn[g]!, b = rig.bones[i]!, o = b * 4, i3 = i * 3, k3 = cnt * 3;
     pj[0] = ControlPoint.offset[c3]!; pj[1] = ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!; pj[2] = ControlPoint.offset[c3 + 2]!;
     quatRotateArr(wA, k3, Bone.rot, o, pj, 0);
-    wA[k3] += hp[i3]! - base[0]!; wA[k3 + 1] += hp[i3 + 1]! - base[1]!; wA[k3 + 2] += hp[i3 + 2]! - base[2]!;
+    wA[k3] = wA[k3]! + (hp[i3]! - base[0]!); wA[k3 + 1] = wA[k3 + 1]! + (hp[i3 + 1]! - base[1]!); wA[k3 + 2] = wA[k3 + 2]! + (hp[i3 + 2]! - base[2]!);
     wB[k3] = ControlPoint.effective[c3]! - base[0]!; wB[k3 + 1] = ControlPoint.effective[c3 + 1]! - base[1]!; wB[k3 + 2] = ControlPoint.effective[c3 + 2]! - base[2]!;
     cnt++;
   }

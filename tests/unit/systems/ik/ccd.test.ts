@@ -9,12 +9,10 @@ import { runScene } from '../../../../src/scene/run';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../../../src/scene/types';
 import { lengthOf, randomChain, reachablePoint } from '../../../support/reachable';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from '../../helpers';
+import { dist, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, type V3 } from '../../helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };
-
-
 
 describe('ccd: one goal on a pinned 5-bone chain', () => {
   for (const limits of [undefined, LIMITS]) {

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createPhysikWorld, addRig, setTarget, step, readMetrics, type PhysikWorld } from '../../../../src/core';
+import { createPhysikWorld, addRig, setTarget, step, readMetrics } from '../../../../src/core';
 import { findRig } from '../../../../src/world/world';
 import type { ControlPointDescription, Settings } from '../../../../src/scene/types';
 import { loadSceneFile } from '../../../../src/scene/loadFile';

@@ -5,17 +5,15 @@
  * two goals on a tree; the pull toward rest; the non-finite guard; the humanoid scene.
  */
 import { describe, expect, it } from 'vitest';
-import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } from '../../../../src/core';
+import { setTarget, step, readMetrics, readPose } from '../../../../src/core';
 import { runScene } from '../../../../src/scene/run';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../../../src/scene/types';
 import { jointRotationVector } from '../../../../src/world/jointRotation';
-import { chainBones, rng, qAxisAngle, qMul, qRotate, dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3, type Q } from '../../helpers';
+import { dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3 } from '../../helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };
-
-
 
 function poseChange(a: ReturnType<typeof readPose>, b: ReturnType<typeof readPose>): number {
   let worst = 0;
