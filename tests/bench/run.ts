@@ -67,7 +67,12 @@ type Section = (typeof SECTIONS)[number];
 
 interface Goal { goal: string; target: string; measured: string; met: boolean | null }
 
-function goals(r: { step: StepSection | null; rapier: RapierSection | null; converge: ConvergeSection | null; peers: PeersResult | null; crowd: CrowdRow[] | null; alloc: AllocRow[] | null; capture?: CaptureBench | null }): Goal[] {
+interface Results {
+  step: StepSection | null; rapier: RapierSection | null; converge: ConvergeSection | null; peers: PeersResult | null;
+  crowd: CrowdRow[] | null; alloc: AllocRow[] | null; capture?: CaptureBench | null;
+}
+
+function goals(r: Results): Goal[] {
   const out: Goal[] = [];
   if (r.capture) out.push({ goal: 'capture of a 60 s mocap take at 120 Hz, 31 joints (markers on hips, hands, feet)', target: '≤ 0.3 s (≥ 200× real time)', measured: `${f(r.capture.seconds, 3)} s (${f(r.capture.realTimeRate, 0)}×)`, met: r.capture.seconds <= 0.3 });
   const known = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
