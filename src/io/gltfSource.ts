@@ -189,7 +189,9 @@ function normaliseWeights(json: Json, bin: Uint8Array): string[] {
         return {
           count: acc.count as number,
           get: (v: number, c: number) => (ct === 5126 ? data.getFloat32(at(v, c), true) : ct === 5123 ? data.getUint16(at(v, c), true) / max : data.getUint8(at(v, c)) / max),
-          set: (v: number, c: number, x: number) => (ct === 5126 ? data.setFloat32(at(v, c), x, true) : ct === 5123 ? data.setUint16(at(v, c), Math.round(x * max), true) : data.setUint8(at(v, c), Math.round(x * max))),
+          set: (v: number, c: number, x: number) => (ct === 5126 ? data.setFloat32(at(v, c), x, true)
+            : ct === 5123 ? data.setUint16(at(v, c), Math.round(x * max), true)
+              : data.setUint8(at(v, c), Math.round(x * max))),
           float: ct === 5126,
         };
       });

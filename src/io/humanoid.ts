@@ -254,7 +254,16 @@ function mapByShape(rig: RigDescription, pose: ReturnType<typeof restPose>): Hum
     const c = toTop[k]!;
     const side = kids[c]!.filter((x) => x !== toTop[k + 1]);
     if (side.length >= 2) {
-      const reachOf = (x: number) => { let best = x; const st = [x]; while (st.length) { const y = st.pop()!; if (len(sub(tail[y]!, head[x]!)) > len(sub(tail[best]!, head[x]!))) best = y; st.push(...kids[y]!); } return best; };
+      const reachOf = (x: number) => {
+        let best = x;
+        const st = [x];
+        while (st.length) {
+          const y = st.pop()!;
+          if (len(sub(tail[y]!, head[x]!)) > len(sub(tail[best]!, head[x]!))) best = y;
+          st.push(...kids[y]!);
+        }
+        return best;
+      };
       const ends = side.map((x) => ({ x, end: reachOf(x) })).sort((a, b) => len(sub(tail[b.end]!, head[c]!)) - len(sub(tail[a.end]!, head[c]!)));
       arms = ends.slice(0, 2).map((e) => e.end);
       chestAt = k;

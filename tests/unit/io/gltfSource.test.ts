@@ -13,14 +13,17 @@ import { validateBytes } from 'gltf-validator';
 import { createPhysikWorld, addRig, setTarget, step } from '../../../src/core';
 import { importGltf } from '../../../src/io/gltfImport';
 import { recordingToSourceGlb } from '../../../src/io/gltfSource';
-import { captureFrame, createRecording, type Recording } from '../../../src/io/recording';
+import { captureFrame, createRecording } from '../../../src/io/recording';
 import { applyHumanoidTemplate } from '../../../src/io/humanoid';
 import { recordDrag } from './posed';
 
 const FILE = 'tests/fixtures/external/RiggedFigure.glb';
 const source = new Uint8Array(readFileSync(FILE));
 
-type Json = { nodes: Record<string, unknown>[]; meshes: unknown[]; skins: unknown[]; materials: unknown[]; animations: { name?: string; channels: { target: { node: number; path: string } }[] }[]; accessors: unknown[]; bufferViews: unknown[] };
+type Json = {
+  nodes: Record<string, unknown>[]; meshes: unknown[]; skins: unknown[]; materials: unknown[];
+  animations: { name?: string; channels: { target: { node: number; path: string } }[] }[]; accessors: unknown[]; bufferViews: unknown[];
+};
 function glbJson(buffer: ArrayBuffer | Uint8Array): Json {
   const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -583,7 +583,7 @@ describe('jointsToRig', () => {
     j.push({ name: 'side', parent: 1, position: [1, 1.5, 0] }, { name: 'mid', parent: 1, position: [0, 1.5, 0] });
     const r = jointsToRig(j, { scale: 0.5 });
     expect(r.rig.bones.map((b) => b.name)).toEqual(['a', 'b', 'c', 'side', 'mid']);
-    expect(r.rig.bones.find((b) => b.name === 'side')).toMatchObject({ parent: 'b', offset: [0.5, 0.25, 0] })
+    expect(r.rig.bones.find((b) => b.name === 'side')).toMatchObject({ parent: 'b', offset: [0.5, 0.25, 0] });
     // a leaf continues its incoming segment (b's head to side, 0.559) for half its length
     expect(r.rig.bones.find((b) => b.name === 'side')!.length).toBeCloseTo(Math.hypot(0.5, 0.25) / 2, 12);
     expect(r.rig.bones.find((b) => b.name === 'mid')).toMatchObject({ parent: 'b', offset: [0, 0.25, 0], length: 0.125 });

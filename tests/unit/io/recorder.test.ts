@@ -157,7 +157,10 @@ describe('rewind', () => {
     const recorder = createRecorder(world, h.rig, { fps: 30, keepSnapshots: true });
     runTo(world, h, recorder, 120);
     const rec = recorder.recording;
-    const original = { frames: rec.frameCount, steps: rec.steps.slice(0, rec.frameCount), rot: rec.rotations.slice(0, rec.frameCount * 18 * 4), heads: rec.heads.slice(0, rec.frameCount * 18 * 3), times: rec.times.slice(0, rec.frameCount) };
+    const original = {
+      frames: rec.frameCount, steps: rec.steps.slice(0, rec.frameCount), rot: rec.rotations.slice(0, rec.frameCount * 18 * 4),
+      heads: rec.heads.slice(0, rec.frameCount * 18 * 3), times: rec.times.slice(0, rec.frameCount),
+    };
     expect(original.frames).toBe(181);
     const dropped = new Set(Array.from({ length: 181 - 52 }, (_, i) => recorder.snapshot(52 + i)));
 

@@ -29,7 +29,11 @@ function restOf(scene: Scene) {
   const pose = readPose(world, rig);
   // in the built rig's (depth-first) order, which exports keep; an import lists the file's order
   const byName = new Map(scene.rig.bones.map((b) => [b.name, b]));
-  return { world, rig, bones: world.physik.rigs[0]!.boneNames.map((name) => { const b = byName.get(name)!; return { name, parent: b.parent, length: b.length, head: pose[name]!.head, tail: pose[name]!.tail }; }) };
+  const bones = world.physik.rigs[0]!.boneNames.map((name) => {
+    const b = byName.get(name)!;
+    return { name, parent: b.parent, length: b.length, head: pose[name]!.head, tail: pose[name]!.tail };
+  });
+  return { world, rig, bones };
 }
 
 describe('import then export keeps hierarchy, names and rest pose', () => {
