@@ -19,7 +19,7 @@ import { loadSceneFile } from '../../src/scene/loadFile';
 import { loadRapier } from '../../src/rapier/load';
 import { buildRapierMirror, type RapierMirror } from '../../src/rapier/mirror';
 import type { JointModel } from '../../src/rapier/jointPlan';
-import { chainBones } from '../unit/helpers';
+import { chainBones } from '../support/helpers';
 import { spread, table, fixed, logLogSlope, type Spread } from './stats';
 
 const json = process.argv.includes('--json');

@@ -14,7 +14,7 @@ import { createPhysikWorld, addRig, setTarget, setControlPointActive, step, read
 import { findRig } from '../../src/world/world';
 import { solveNoteOf } from '../../systems/ik/solveNotes';
 import { chainTo, lengthOf, reachablePoint } from '../support/reachable';
-import { rng } from '../unit/helpers';
+import { rng } from '../support/helpers';
 
 const dir = join(__dirname, '../../scenes');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();

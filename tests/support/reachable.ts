@@ -5,7 +5,7 @@
  */
 import type { PhysikWorld } from '../../src/core';
 import type { BoneDescription } from '../../src/scene/types';
-import { rng, qAxisAngle, qMul, qRotate, norm, type Q, type V3 } from '../unit/helpers';
+import { rng, qAxisAngle, qMul, qRotate, norm, type Q, type V3 } from './helpers';
 
 export const quatOf = (arr: ArrayLike<number>, e: number): Q => [arr[e * 4]!, arr[e * 4 + 1]!, arr[e * 4 + 2]!, arr[e * 4 + 3]!];
 

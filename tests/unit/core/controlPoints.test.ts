@@ -11,7 +11,7 @@ import {
 } from '../../../src/core';
 import { parseScene, SceneError } from '../../../src/scene/load';
 import { kinematicSolvers } from '../../../systems/ik/registry';
-import { allFinite, dist, v3 } from '../helpers';
+import { allFinite, dist, v3 } from '../../support/helpers';
 
 const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')));
 

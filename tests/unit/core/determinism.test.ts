@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, readMetrics, readPose, resetRig, setTarget, step, type PhysikWorld } from '../../../src/core';
 import type { RigInput, RigHandle } from '../../../src/core/rig';
-import { chainBones, humanoidBones, humanoidControlPoints } from '../helpers';
+import { chainBones, humanoidBones, humanoidControlPoints } from '../../support/helpers';
 import { copyDoubles } from '../../../components/doubles';
 
 const STEPS = 300;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { addRig, createPhysikWorld, moveRig, readPose, resetRig, snapshotRig, step, type PhysikWorld } from '../../../src/core';
 import { loadSceneFile } from '../../../src/scene/loadFile';
-import { matVec, quatMatrix, type Q } from '../helpers';
+import { matVec, quatMatrix, type Q } from '../../support/helpers';
 
 const scene = loadSceneFile(join(__dirname, '../../../scenes/humanoid.json'));
 const R: Q = [0.3, -0.5, 0.1, 0.8].map((x) => x / Math.hypot(0.3, 0.5, 0.1, 0.8)) as Q;

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, step, readMetrics, type RigInput } from '../../../src/core';
 import type { BoneDescription } from '../../../src/scene/types';
-import { rng } from '../helpers';
+import { rng } from '../../support/helpers';
 
 /** A random tree of n bones: bone i hangs from a bone drawn from 0..i−1, at its tail or middle; listed shuffled. */
 function randomTree(n: number, seed: number): BoneDescription[] {

@@ -20,7 +20,7 @@ import type { Scene, Vec3Tuple } from '../../../src/scene/types';
 import { importBvh, parseBvh } from '../../../src/io/bvhImport';
 import { importGltf } from '../../../src/io/gltfImport';
 import { defaultControlPoints, ImportError, jointsToRig, type SkeletonJoint } from '../../../src/io/skeleton';
-import { rng } from '../helpers';
+import { rng } from '../../support/helpers';
 import { errorOf } from '../../support/errors';
 
 const fixtureUrl = (name: string) => new URL(`../../fixtures/external/${name}`, import.meta.url);

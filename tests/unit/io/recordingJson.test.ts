@@ -10,7 +10,7 @@ import { parseSceneText } from '../../../src/scene/load';
 import { recordSteps } from '../../../src/io/recorder';
 import type { Recording } from '../../../src/io/recording';
 import { RECORDING_FORMAT, RECORDING_VERSION, RecordingError, recordingFromJson, recordingToJson } from '../../../src/io/recordingJson';
-import { rng } from '../helpers';
+import { rng } from '../../support/helpers';
 
 const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
 

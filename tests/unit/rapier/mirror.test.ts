@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPhysikWorld, addRig, step, setTarget } from '../../../src/core';
 import { createRapierMirror, loadRapier } from '../../../src/rapier';
-import { chainBones, DEG } from '../helpers';
+import { chainBones, DEG } from '../../support/helpers';
 import { quatMulConjA, quatToRotationVector } from '../../../src/math/quat';
 
 describe('Rapier mirror', () => {

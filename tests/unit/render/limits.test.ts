@@ -12,7 +12,7 @@ import {
 } from '../../../src/render/limits';
 import { jointRotationVector } from '../../../src/world/jointRotation';
 import { forwardKinematics } from '../../../systems/forwardKinematics';
-import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from '../helpers';
+import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, sub, v3, type V3 } from '../../support/helpers';
 import { copyDoubles } from '../../../components/doubles';
 
 const AXES: V3[] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];

@@ -13,7 +13,7 @@ import { SPRING_CAPPED } from '../../../components';
 import { limitSpringEnergy } from '../../../systems/torsionSprings';
 import { springEnergy } from '../../../systems/controlSprings';
 import { attachmentPoint } from '../../../src/core/rig';
-import { rng } from '../helpers';
+import { rng } from '../../support/helpers';
 
 /** A floating chain of n bones zig-zagging out along x. */
 function chain(n: number): RigDescription {

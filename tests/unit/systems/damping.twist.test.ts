@@ -12,7 +12,7 @@ import { limitRotationVector, limitSpringEnergy, torsionSprings } from '../../..
 import { jointRotationVector } from '../../../src/world/jointRotation';
 import { forwardKinematics } from '../../../systems/forwardKinematics';
 import { copyDoubles } from '../../../components/doubles';
-import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from '../helpers';
+import { build, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, v3, type Q, type V3 } from '../../support/helpers';
 import { probeTwist } from '../../bench/twist';
 
 /** A single floating bone spinning at `w` about its own axis (y) or a transverse one (x) through its centre. */

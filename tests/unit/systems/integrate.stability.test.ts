@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, paperSettings, readMetrics, readPose, setTarget, step, type RigMetrics } from '../../../src/core';
 import type { Settings } from '../../../src/scene/types';
-import { allFinite, chainBones } from '../helpers';
+import { allFinite, chainBones } from '../../support/helpers';
 
 const STEPS = 1500;
 

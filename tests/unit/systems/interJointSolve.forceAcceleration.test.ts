@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { pointCompliance } from '../../../systems/interJointSolve';
 import {
   add, cross, dot, matMul, matVec, norm, randVec, rng, scale, skew, sub, symFull, transpose, type M3, type V3,
-} from '../helpers';
+} from '../../support/helpers';
 
 interface Body {
   m: number;

@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../../src/core';
 import type { RigInput } from '../../../src/core/rig';
 import { STATUS_CONVERGED } from '../../../components';
-import { build, chainBones, humanoidBones, humanoidControlPoints, matVec, norm, runThroughSolve, scale, symFull, v3 } from '../helpers';
-import { checkNewton, jointMismatch, pointAcc } from '../jointChecks';
+import { build, chainBones, humanoidBones, humanoidControlPoints, matVec, norm, runThroughSolve, scale, symFull, v3 } from '../../support/helpers';
+import { checkNewton, jointMismatch, pointAcc } from '../../support/jointChecks';
 import { copyDoubles } from '../../../components/doubles';
 
 const EPS = 1e-9;

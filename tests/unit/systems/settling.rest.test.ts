@@ -15,7 +15,7 @@ import { addRig, createPhysikWorld, onSettle, readMetrics, setSettings, setTarge
 import type { RigRecord } from '../../../src/world/world';
 import { loadSceneFile } from '../../../src/scene/loadFile';
 import { checkExpect, runScene, summaryMetric } from '../../../src/scene/run';
-import { chainBones } from '../helpers';
+import { chainBones } from '../../support/helpers';
 
 const SPEED = 1e-4; // × height per second
 const LOAD = 1e-3; // × the spring load

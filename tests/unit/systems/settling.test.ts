@@ -11,7 +11,7 @@ import {
 import type { Settings } from '../../../src/scene/types';
 import { buildCase } from '../../fuzz/rigs';
 import { caseForSeed } from '../../fuzz/cases';
-import { chainBones } from '../helpers';
+import { chainBones } from '../../support/helpers';
 
 /** A pinned 4-bone chain (height 2) whose tip is pulled to a reachable target. */
 function chain(settings: Partial<Settings> = {}, limits?: NonNullable<Parameters<typeof chainBones>[1]>['limits']) {

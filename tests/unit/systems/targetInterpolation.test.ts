@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { readMetrics, setSettings, setTarget, step } from '../../../src/core';
 import type { InterpolationMode } from '../../../src/scene/types';
-import { add, angleBetween, build, cross, DEG, dist, dot, norm, qAxisAngle, qRotate, scale, sub, v3, type V3 } from '../helpers';
+import { add, angleBetween, build, cross, DEG, dist, dot, norm, qAxisAngle, qRotate, scale, sub, v3, type V3 } from '../../support/helpers';
 
 const N = 10;
 

@@ -13,7 +13,7 @@ import { torsionSprings } from '../../../systems/torsionSprings';
 import { jointRotationVector } from '../../../src/world/jointRotation';
 import { forwardKinematics } from '../../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../../systems/metrics';
-import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from '../helpers';
+import { build, cross, DEG, dot, norm, q4, qAxisAngle, qMul, qRotate, scale, sub, v3, type Q, type V3 } from '../../support/helpers';
 import { copyDoubles } from '../../../components/doubles';
 
 type Limits = NonNullable<BoneDescription['limits']>;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, moveRig } from '../../../src/core';
 import { EXACT_DIAMETER_POINTS, pointsDiameter } from '../../../src/world/rigScale';
 import type { BoneDescription } from '../../../src/scene/types';
-import { matVec, quatMatrix, rng, type Q } from '../helpers';
+import { matVec, quatMatrix, rng, type Q } from '../../support/helpers';
 
 /** A random tree of n bones hanging at their parent's tail, head, middle or a quarter. */
 function randomTree(n: number, seed: number): BoneDescription[] {

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, cross, sub, type V3, v3, q4, qAxisAngle, qMul } from '../../helpers';
+import { build, chainBones, dist, norm, cross, sub, type V3, v3, q4, qAxisAngle, qMul } from '../../../support/helpers';
 import { setTarget, step, readMetrics } from '../../../../src/core';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import { runScene } from '../../../../src/scene/run';

@@ -9,7 +9,7 @@ import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose, type
 import type { BoneDescription, ControlPointDescription, Settings } from '../../../../src/scene/types';
 import { runScene } from '../../../../src/scene/run';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
-import { chainBones, cross, dist, dot, norm, sub, type V3 } from '../../helpers';
+import { chainBones, cross, dist, dot, norm, sub, type V3 } from '../../../support/helpers';
 
 const base: Partial<Settings> = { solver: 'fabrik', interpolation: 'none' };
 

@@ -14,7 +14,7 @@ import { createPhysikWorld, addRig, setTarget, step, readMetrics } from '../../.
 import { findRig } from '../../../../src/world/world';
 import type { ControlPointDescription, Settings } from '../../../../src/scene/types';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
-import { chainBones, rng } from '../../helpers';
+import { chainBones, rng } from '../../../support/helpers';
 import { chainTo, lengthOf, quatOf, randomChain, reachablePoint } from '../../../support/reachable';
 
 const scenes = join(__dirname, '../../../../scenes');

@@ -10,7 +10,7 @@ import { runScene } from '../../../../src/scene/run';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import type { BoneDescription, Settings } from '../../../../src/scene/types';
 import { jointRotationVector } from '../../../../src/world/jointRotation';
-import { dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3 } from '../../helpers';
+import { dist, norm, treeWorld, TREE_TARGETS, reachableTarget, chainWorld, DEG, type V3 } from '../../../support/helpers';
 
 type Limits = NonNullable<BoneDescription['limits']>;
 const LIMITS: Limits = { x: [-60, 60], y: [-15, 15], z: [-45, 45] };

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, v3, type V3 } from '../../helpers';
+import { build, chainBones, dist, norm, v3, type V3 } from '../../../support/helpers';
 import { setTarget, setControlPointActive, step, readMetrics, readPose } from '../../../../src/core';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import { runScene } from '../../../../src/scene/run';

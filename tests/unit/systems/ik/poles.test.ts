@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPhysikWorld, addRig, setTarget, step, readMetrics, readPose } from '../../../../src/core';
 import type { BoneDescription, ControlPointDescription, Settings } from '../../../../src/scene/types';
-import { chainBones, cross, dot, norm, sub, type V3 } from '../../helpers';
+import { chainBones, cross, dot, norm, sub, type V3 } from '../../../support/helpers';
 
 const unit = (a: ArrayLike<number>): V3 => { const n = norm(a); return [a[0]! / n, a[1]! / n, a[2]! / n]; };
 

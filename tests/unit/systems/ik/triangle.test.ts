@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, chainBones, dist, norm, rng, type V3, v3 } from '../../helpers';
+import { build, chainBones, dist, norm, rng, type V3, v3 } from '../../../support/helpers';
 import { setTarget, step, readMetrics } from '../../../../src/core';
 import { loadSceneFile } from '../../../../src/scene/loadFile';
 import { runScene } from '../../../../src/scene/run';

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { build, dist, norm, sub, cross, dot, v3, type V3 } from '../../helpers';
+import { build, dist, norm, sub, cross, dot, v3, type V3 } from '../../../support/helpers';
 import { setTarget, step, readMetrics, readPose } from '../../../../src/core';
 import { STATUS_DIVERGED } from '../../../../components/Rig';
 import { loadSceneFile } from '../../../../src/scene/loadFile';

@@ -16,8 +16,8 @@ import type { RigInput } from '../../../../src/core/rig';
 import { existingLimitCoupling } from '../../../../systems/jointSolve/coupledCompliance';
 import { coupledSolveForm } from '../../../../systems/interJointSolve';
 import type { BoneDescription } from '../../../../src/scene/types';
-import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from '../../helpers';
-import { checkNewton, jointMismatch } from '../../jointChecks';
+import { build, chainBones, humanoidBones, humanoidControlPoints, runThroughSolve, v3, sub, norm, type V3 } from '../../../support/helpers';
+import { checkNewton, jointMismatch } from '../../../support/jointChecks';
 import type { Doubles } from '../../../../components/doubles';
 
 const rigs: Record<string, () => RigInput> = {

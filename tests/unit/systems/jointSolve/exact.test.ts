@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPhysikWorld, addRig, step, setTarget, readMetrics, setSettings, type RigInput } from '../../../../src/core';
-import { runThroughSolve, rng, randVec, type V3 } from '../../helpers';
+import { runThroughSolve, rng, randVec, type V3 } from '../../../support/helpers';
 import type { BoneDescription } from '../../../../src/scene/types';
 import { copyDoubles } from '../../../../components/doubles';
 

@@ -7,14 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { addControlPoint, addRig, createPhysikWorld, getSettings, readPose, setTarget, step, type PhysikWorld } from '../../src/core';
-import { findRig } from '../../src/world/world';
-import { parseScene } from '../../src/scene/load';
-import type { Scene } from '../../src/scene/types';
-import { applyFeel, feelForScene, sceneStatesOwnFeel, SANDBOX_FEEL, setTargetNow } from '../../src/app/feel';
-import { readDeepLink } from '../../src/app/deepLink';
+import { addControlPoint, addRig, createPhysikWorld, getSettings, readPose, setTarget, step, type PhysikWorld } from '../../../src/core';
+import { findRig } from '../../../src/world/world';
+import { parseScene } from '../../../src/scene/load';
+import type { Scene } from '../../../src/scene/types';
+import { applyFeel, feelForScene, sceneStatesOwnFeel, SANDBOX_FEEL, setTargetNow } from '../../../src/app/feel';
+import { readDeepLink } from '../../../src/app/deepLink';
 
-const scene = (name: string): Scene => parseScene(JSON.parse(readFileSync(new URL(`../../scenes/${name}.json`, import.meta.url), 'utf8')), `${name}.json`);
+const scene = (name: string): Scene => parseScene(JSON.parse(readFileSync(new URL(`../../../scenes/${name}.json`, import.meta.url), 'utf8')), `${name}.json`);
 const humanoid = scene('humanoid');
 
 function load(s: Scene = humanoid): { world: PhysikWorld; rig: number; hand: number } {
@@ -56,7 +56,7 @@ describe('feel knobs', () => {
     expect(sceneStatesOwnFeel(humanoid)).toBe(false); // restates the library's damping 20 (the paper's)
     expect(sceneStatesOwnFeel(scene('spiral'))).toBe(true); // damping 2
     const withSettings = (settings: object, controlPoints = humanoid.controlPoints) =>
-      parseScene({ ...JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')), settings, controlPoints });
+      parseScene({ ...JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')), settings, controlPoints });
     expect(sceneStatesOwnFeel(withSettings({ stiffness: 30, damping: 20 }))).toBe(false);
     expect(sceneStatesOwnFeel(withSettings({}))).toBe(false);
     expect(sceneStatesOwnFeel(withSettings({ stiffness: 50 }))).toBe(true);

@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import {
   addControlPoint, addRig, createPhysikWorld, readPose, removeControlPoint, setControlPointActive, setTarget, step,
-} from '../../src/core';
-import { findRig } from '../../src/world/world';
-import { parseScene } from '../../src/scene/load';
-import { createHistory } from '../../src/app/history';
-import { createUndoable, freshName, pointNamed, type RigRef } from '../../src/app/edits';
-import { readDeepLink } from '../../src/app/deepLink';
+} from '../../../src/core';
+import { findRig } from '../../../src/world/world';
+import { parseScene } from '../../../src/scene/load';
+import { createHistory } from '../../../src/app/history';
+import { createUndoable, freshName, pointNamed, type RigRef } from '../../../src/app/edits';
+import { readDeepLink } from '../../../src/app/deepLink';
 
-const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../scenes/humanoid.json', import.meta.url), 'utf8')));
+const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')));
 function load(): RigRef {
   const world = createPhysikWorld();
   const { rig } = addRig(world, { rig: humanoid.rig, controlPoints: humanoid.controlPoints, settings: humanoid.settings, script: humanoid.script });
