@@ -171,3 +171,23 @@ export function quatArc(out: Doubles, o: number, a: Doubles, ao: number, b: Doub
   const n = Math.sqrt(cx * cx + cy * cy + cz * cz + w * w);
   out[o] = cx / n; out[o + 1] = cy / n; out[o + 2] = cz / n; out[o + 3] = w / n;
 }
+
+/**
+ * rot[o] ← R(u, angle) · rot[o], normalised, with the unit axis u and the angle read from
+ * arg[ao..ao+3] (doubles passed in an array: as arguments V8 boxes them where it does not
+ * inline); false, and nothing written, when the result is not finite.
+ */
+export function quatTurnWorld(rot: Doubles, o: number, arg: Doubles, ao: number): boolean {
+  const ux = arg[ao]!, uy = arg[ao + 1]!, uz = arg[ao + 2]!, angle = arg[ao + 3]!;
+  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
+  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
+  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
+  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
+  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
+  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
+  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
+  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  if (!Number.isFinite(m) || m === 0) return false;
+  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
+  return true;
+}

@@ -78,7 +78,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED } from '../../components/Rig';
-import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector } from '../../src/math/quat';
+import { quatFromRotationVector, quatMul, quatMulConjA, quatNormalize, quatToRotationVector, quatTurnWorld } from '../../src/math/quat';
 import { refreshPose, solved } from './common';
 import { doubles, type Doubles } from '../../components/doubles';
 import type { SolveResult } from './solver';
@@ -315,18 +315,7 @@ function normalAxis(q: number[], o: number): void {
  * them there: as arguments the doubles were boxed); false (nothing written) if non-finite.
  */
 function turn(rot: Doubles, o: number): boolean {
-  const ux = turnArg[0]!, uy = turnArg[1]!, uz = turnArg[2]!, angle = turnArg[3]!;
-  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
-  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
-  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
-  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
-  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
-  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
-  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
-  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  if (!Number.isFinite(m) || m === 0) return false;
-  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
-  return true;
+  return quatTurnWorld(rot, o, turnArg, 0);
 }
 
 /** Axis a of bone b locked (limited to a single value), from T's limit arrays. */

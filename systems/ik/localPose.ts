@@ -5,7 +5,7 @@
  * frame, pivot and locked axes.
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
-import { quatMul, quatMulConjA } from '../../src/math/quat';
+import { quatMul, quatMulConjA, quatTurnWorld } from '../../src/math/quat';
 import type { Doubles } from '../../components/doubles';
 import { clampToLimits, refreshPose } from './common';
 import type { IkRig } from './goalTree';
@@ -132,15 +132,7 @@ export function jointFrame(world: PhysikWorld, b: number, out: Float64Array, o: 
 
 /** rot[o] ← R(axis u, angle) · rot[o], u unit; returns false (and writes nothing) if non-finite. */
 export function rotateWorld(rot: Doubles, o: number, ux: number, uy: number, uz: number, angle: number): boolean {
-  const s = Math.sin(0.5 * angle), c = Math.cos(0.5 * angle);
-  const dx = ux * s, dy = uy * s, dz = uz * s, dw = c;
-  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
-  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
-  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
-  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
-  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
-  const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  if (!Number.isFinite(m) || m === 0) return false;
-  rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
-  return true;
+  turnArgs[0] = ux; turnArgs[1] = uy; turnArgs[2] = uz; turnArgs[3] = angle;
+  return quatTurnWorld(rot, o, turnArgs, 0);
 }
+const turnArgs = new Float64Array(4);

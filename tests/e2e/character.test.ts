@@ -10,22 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { colourPixels, drawn, nextFrames, saveShot, shotDir, useSandbox } from './harness';
+import { colourPixels, drawn, nextFrames, saveShot, shotDir, useSandbox, dropFixture } from './harness';
 
 const open = useSandbox();
 const fixtures = new URL('../fixtures/external/', import.meta.url);
 const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-
-async function dropFile(page: Page, file: string): Promise<void> {
-  const b64 = readFileSync(new URL(file, fixtures)).toString('base64');
-  await page.evaluate(([name, data]) => {
-    const bytes = Uint8Array.from(atob(data!), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], name!));
-    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
-  }, [file, b64]);
-}
 
 async function download(page: Page, label: string, name: string): Promise<Buffer> {
   const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), button(page, label).click()]);
@@ -40,7 +29,7 @@ const meshes = (page: Page) => page.evaluate(() => window.__physik!.character?.l
 describe('an imported character (headless Chromium)', () => {
   it('RiggedFigure: its skinned mesh drawn and posed, notes shown, recorded, exported onto the file, found again after a reload', async () => {
     const { page, errors } = await open();
-    await dropFile(page, 'RiggedFigure.glb');
+    await dropFixture(page, 'RiggedFigure.glb');
     await page.waitForFunction(() => window.__physik!.sceneName === 'RiggedFigure', undefined, { timeout: 20_000 });
     await page.waitForFunction(() => (window.__physik!.character?.layer?.meshes ?? 0) > 0, undefined, { timeout: 20_000 });
     expect(await meshes(page)).toBe(1);

@@ -16,6 +16,7 @@
 import { afterAll, beforeAll, inject } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -122,4 +123,18 @@ export async function openAdvanced(page: Page): Promise<void> {
 export function panelControl(page: Page, name: string) {
   const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   return page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: exact }) });
+}
+
+const fixtures = new URL('../fixtures/external/', import.meta.url);
+
+/** Drop a file of tests/fixtures/external on the page, as a user dropping it from their desktop. */
+export async function dropFixture(page: Page, file: string): Promise<void> {
+  const b64 = readFileSync(new URL(file, fixtures)).toString('base64');
+  await page.evaluate(([name, data]) => {
+    const bytes = Uint8Array.from(atob(data!), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], name!));
+    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+  }, [file, b64]);
 }

@@ -10,11 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { useSandbox, shotDir, saveShot, panelControl } from './harness';
+import { useSandbox, shotDir, saveShot, panelControl, dropFixture } from './harness';
 import { parseSceneText } from '../../src/scene/load';
 
 const open = useSandbox();
-const fixtures = new URL('../fixtures/external/', import.meta.url);
 
 const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 const mode = (page: Page) => page.evaluate(() => window.__physik!.recorder.state.mode);
@@ -51,17 +50,6 @@ async function download(page: Page, label: string, name: string): Promise<Buffer
   writeFileSync(join(shotDir, name), data);
   expect(dl.suggestedFilename()).toMatch(new RegExp(`\\.${name.split('.').pop()}$`));
   return data;
-}
-
-async function dropFile(page: Page, file: string): Promise<void> {
-  const b64 = readFileSync(new URL(file, fixtures)).toString('base64');
-  await page.evaluate(([name, data]) => {
-    const bytes = Uint8Array.from(atob(data!), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], name!));
-    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
-  }, [file, b64]);
 }
 
 describe('recording in the sandbox (headless Chromium)', () => {
@@ -179,7 +167,7 @@ describe('recording in the sandbox (headless Chromium)', () => {
     ['RiggedFigure.glb', 19],
   ])('a dropped %s imports, poses with its two control points, records, exports and saves as a scene', async (file, bones) => {
     const { page, errors } = await open();
-    await dropFile(page, file);
+    await dropFixture(page, file);
     const name = file.replace(/\.[^.]+$/, '');
     await page.waitForFunction((n) => window.__physik!.sceneName === n, name, { timeout: 20_000 });
     expect(Object.keys(await page.evaluate(() => window.__physik!.bones))).toHaveLength(bones);
