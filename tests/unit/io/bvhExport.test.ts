@@ -6,30 +6,18 @@
  * unique, angles stay continuous through full turns and gimbal lock, bad input is refused.
  */
 import { describe, expect, test } from 'vitest';
-import { readFileSync } from 'node:fs';
+
 import { Quaternion, Vector3, type Bone } from 'three';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
-import { createPhysikWorld, addRig, step } from '../../../src/core';
-import { parseScene } from '../../../src/scene/load';
-import { captureFrame, createRecording, headAt, type Quat, type Recording } from '../../../src/io/recording';
+
+import { headAt, type Quat, type Recording } from '../../../src/io/recording';
 import { BVH_CHANNEL_ORDERS, recordingToBvh, type BvhChannelOrder } from '../../../src/io/bvhExport';
+import { recordHumanoid as recordHumanoidSteps } from '../../support/recordHumanoid';
 
 const STEPS = 60;
 const DEG = 180 / Math.PI;
 
-function recordHumanoid(): Recording {
-  const scene = parseScene(JSON.parse(readFileSync('scenes/humanoid.json', 'utf8')), 'scenes/humanoid.json');
-  const world = createPhysikWorld();
-  const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script });
-  const dt = scene.settings.dt!;
-  const rec = createRecording(world, rig, 1 / dt);
-  captureFrame(rec, world, rig, 0);
-  for (let s = 1; s <= STEPS; s++) {
-    step(world, 1);
-    captureFrame(rec, world, rig, s * dt);
-  }
-  return rec;
-}
+const recordHumanoid = (): Recording => recordHumanoidSteps(STEPS);
 
 /** Angle (degrees) between two rotations, precise near zero (atan2, not acos). */
 function angleDeg(a: Quaternion, b: ArrayLike<number>): number {

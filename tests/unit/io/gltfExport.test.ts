@@ -5,30 +5,18 @@
  * mesh that actually follows the clip when played.
  */
 import { describe, expect, test } from 'vitest';
-import { readFileSync } from 'node:fs';
+
 import { AnimationMixer, LoopOnce, PropertyBinding, Quaternion, Vector3, type Bone, type Object3D, type SkinnedMesh } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { createPhysikWorld, addRig, step } from '../../../src/core';
-import { parseScene } from '../../../src/scene/load';
-import { captureFrame, createRecording, headAt, localRotation, type Recording } from '../../../src/io/recording';
+
+import { headAt, localRotation, type Recording } from '../../../src/io/recording';
 import { recordingToGlb } from '../../../src/io/gltfExport';
 import { ensureFileReader } from '../../../src/io/node-polyfills';
+import { recordHumanoid as recordHumanoidSteps } from '../../support/recordHumanoid';
 
 const STEPS = 60;
 
-function recordHumanoid(): Recording {
-  const scene = parseScene(JSON.parse(readFileSync('scenes/humanoid.json', 'utf8')), 'scenes/humanoid.json');
-  const world = createPhysikWorld();
-  const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script });
-  const dt = scene.settings.dt!;
-  const rec = createRecording(world, rig, 1 / dt);
-  captureFrame(rec, world, rig, 0);
-  for (let s = 1; s <= STEPS; s++) {
-    step(world, 1);
-    captureFrame(rec, world, rig, s * dt);
-  }
-  return rec;
-}
+const recordHumanoid = (): Recording => recordHumanoidSteps(STEPS);
 
 function loadGlb(buffer: ArrayBuffer): Promise<GLTF> {
   return new Promise((resolve, reject) => new GLTFLoader().parse(buffer, '', resolve, reject));
