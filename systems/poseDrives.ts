@@ -1,27 +1,17 @@
 /**
- * Physics on top of motion: the systems that tie a rig to an animation clip (the clip sampled
- * onto the rig's bones, components/PoseDrive.ts). Three systems, one per place in the step:
- *
- * - `poseTargets` (with the targets): plays the record's mode changes that are due, samples the
- *   clip at the step's start and end (t and t + dt: each bone's local rotation slerped between
- *   the two frames around the time, the root's head interpolated linearly, then the clip pose
- *   placed on the rig's own bones), and moves each world marker's control point onto the clip's
- *   point at the step's end (active in drive mode, off otherwise). The clip holds its last frame
- *   after its end.
- * - `poseDrives` (a 'forces' system, see setPoseDrive): a pose-space drive per driven bone, a
- *   torsion spring toward the clip's rotation of the joint relative to its parent (the target
- *   clamped into the joint's limits, axis by axis), stiffness S × the inertia the joint turns
- *   (the bone and all it carries, about its head: PoseDriveRecord.inertia) and damping 2ζ√S ×
- *   that inertia, toward the clip's relative angular velocity. The same on every axis: a
- *   bone's twist carries its children's swing (a hip's connector twists when the thigh swings),
- *   so a twist scaled by the bone's own thin-rod inertia gave way by tens of degrees. The torque goes to the bone and its negative to the
- *   parent. The root's drive holds it in the world: its rotation (S × the rig's inertia about
- *   the root's head) and its head (a spring S × the rig's mass at the head). World markers get
- *   damping toward the clip point's velocity here (2ζ√S × the rig's mass); their springs are
- *   the control springs (stiffness S × the rig's mass, set by `poseTargets`).
- * - `poseFollow` (after integration, first of the awake rigs' systems): followed bones take the clip's rotation and angular
- *   velocity exactly (a followed root its head's position and velocity too), a world marker in
- *   follow mode by its bone and every ancestor.
+ * Pose drives (physics on top of motion; the clip's pose on the rig: src/world/clipPose.ts,
+ * sampled each step by systems/poseTargets.ts), a 'forces' system (see setPoseDrive): a
+ * pose-space drive per driven bone, a torsion spring toward the clip's rotation of the joint
+ * relative to its parent (the target clamped into the joint's limits, axis by axis), stiffness
+ * S × the inertia the joint turns (the bone and all it carries, about its head:
+ * PoseDriveRecord.inertia) and damping 2ζ√S × that inertia, toward the clip's relative angular
+ * velocity. The same on every axis: a bone's twist carries its children's swing (a hip's
+ * connector twists when the thigh swings), so a twist scaled by the bone's own thin-rod inertia
+ * gave way by tens of degrees. The torque goes to the bone and its negative to the parent. The
+ * root's drive holds it in the world: its rotation (S × the rig's inertia about the root's head)
+ * and its head (a spring S × the rig's mass at the head). World markers get damping toward the
+ * clip point's velocity here (2ζ√S × the rig's mass); their springs are the control springs
+ * (stiffness S × the rig's mass, set by poseTargets).
  *
  * Implicit: the springs aim at the clip's pose at the end of the step and are evaluated there
  * (backward Euler, as the limits and control springs are): τ = k (e − dt ω_rel) + c Δω, with
@@ -29,18 +19,11 @@
  * (twice each, as the limits' stand-in does). So a stiff drive on a light hand stays stable at
  * the clip's frame time.
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
+import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { wakeRig } from '../src/world/wake';
-import { POSE_DRIVE, POSE_FOLLOW, type PoseDriveRecord } from '../components/PoseDrive';
+import { POSE_DRIVE, type PoseDriveRecord } from '../components/PoseDrive';
 import type { Doubles } from '../components/doubles';
-
-const records = new WeakMap<PhysikWorld, Map<number, PoseDriveRecord>>();
-
-/** The pose-drive record of a rig (undefined: the rig plays no clip). */
-export function poseDriveOf(world: PhysikWorld, rig: number): PoseDriveRecord | undefined {
-  return records.get(world)?.get(rig);
-}
+import { activePoseDrives, poseDriveRecords } from '../src/world/clipPose';
 
 /**
  * Tie a rig to a clip (a record from createPoseDriveRecord), or untie it (null). The drives run
@@ -48,31 +31,13 @@ export function poseDriveOf(world: PhysikWorld, rig: number): PoseDriveRecord | 
  * the last), so a step retried in substeps (systems/substepRetry.ts) drives each substep too.
  */
 export function setPoseDrive(world: PhysikWorld, rig: number, record: PoseDriveRecord | null): void {
-  let map = records.get(world);
-  if (!map) records.set(world, (map = new Map()));
+  const map = poseDriveRecords(world);
   if (record) map.set(rig, record);
   else map.delete(rig);
   const forces = world.physik.userSystems.forces;
   const at = forces.indexOf(poseDrives);
   if (map.size > 0 && at < 0) forces.push(poseDrives);
   else if (map.size === 0 && at >= 0) forces.splice(at, 1);
-}
-
-/** Parent's depth-first index of each bone (-1 for the root), kept per rig's bone list. */
-const parentIndexCache = new WeakMap<Int32Array, Int32Array>();
-export function parentIndices(world: PhysikWorld, rig: RigRecord): Int32Array {
-  let out = parentIndexCache.get(rig.bones);
-  if (out) return out;
-  const { Bone } = world.physik;
-  const index = new Map<number, number>();
-  rig.bones.forEach((b, i) => index.set(b, i));
-  out = new Int32Array(rig.bones.length);
-  for (let i = 0; i < rig.bones.length; i++) {
-    const p = Bone.parent[rig.bones[i]!]!;
-    out[i] = p < 0 ? -1 : index.get(p)!;
-  }
-  parentIndexCache.set(rig.bones, out);
-  return out;
 }
 
 /**
@@ -82,204 +47,6 @@ export function parentIndices(world: PhysikWorld, rig: RigRecord): Int32Array {
  * quaternion (axes).
  */
 const args = new Float64Array(9);
-
-/** out = slerp(a[ao], b[bo], u), the short way, normalised. */
-function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number, u: number): void {
-  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
-  let bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
-  let d = ax * bx + ay * by + az * bz + aw * bw;
-  if (d < 0) { bx = -bx; by = -by; bz = -bz; bw = -bw; d = -d; }
-  let s0 = 1 - u, s1 = u;
-  if (d < 0.9995) {
-    const th = Math.acos(d), sn = Math.sin(th);
-    s0 = Math.sin((1 - u) * th) / sn;
-    s1 = Math.sin(u * th) / sn;
-  }
-  let x = s0 * ax + s1 * bx, y = s0 * ay + s1 * by, z = s0 * az + s1 * bz, w = s0 * aw + s1 * bw;
-  const n = Math.sqrt(x * x + y * y + z * z + w * w);
-  x /= n; y /= n; z /= n; w /= n;
-  out[o] = x; out[o + 1] = y; out[o + 2] = z; out[o + 3] = w;
-}
-
-/**
- * The clip's pose on the rig at clip time `time` (clamped to the clip): world rotations to
- * rot (bones × 4) and heads to head (bones × 3), placed with the rig's own bone geometry.
- */
-export function sampleTrackPose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, time: number, rot: Doubles, head: Doubles): void {
-  args[0] = time;
-  samplePose(world, rig, rec, rot, head);
-}
-
-/** sampleTrackPose at the time in args[0]. */
-function samplePose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, rot: Doubles, head: Doubles): void {
-  const { Bone } = world.physik;
-  const { attach } = Bone;
-  const track = rec.track;
-  const parent = rec.parent;
-  const n = rig.bones.length;
-  let f = args[0]! * track.fps;
-  if (!(f > 0)) f = 0;
-  const last = track.frameCount - 1;
-  if (f > last) f = last;
-  const i0 = Math.floor(f), i1 = i0 < last ? i0 + 1 : last, u = f - i0;
-  const L = track.local, q = rec.q;
-  for (let i = 0; i < n; i++) {
-    slerp(q, 0, L, (i0 * n + i) * 4, L, (i1 * n + i) * 4, u);
-    const o4 = i * 4, o3 = i * 3, p = parent[i]!;
-    if (p < 0) {
-      rot[o4] = q[0]!; rot[o4 + 1] = q[1]!; rot[o4 + 2] = q[2]!; rot[o4 + 3] = q[3]!;
-      const r0 = i0 * 3, r1 = i1 * 3, R = track.rootHead;
-      head[o3] = R[r0]! + (R[r1]! - R[r0]!) * u;
-      head[o3 + 1] = R[r0 + 1]! + (R[r1 + 1]! - R[r0 + 1]!) * u;
-      head[o3 + 2] = R[r0 + 2]! + (R[r1 + 2]! - R[r0 + 2]!) * u;
-      continue;
-    }
-    const p4 = p * 4, p3 = p * 3;
-    // world = parent world ⊗ local
-    const px = rot[p4]!, py = rot[p4 + 1]!, pz = rot[p4 + 2]!, pw = rot[p4 + 3]!;
-    const bx = q[0]!, by = q[1]!, bz = q[2]!, bw = q[3]!;
-    rot[o4] = pw * bx + px * bw + py * bz - pz * by;
-    rot[o4 + 1] = pw * by - px * bz + py * bw + pz * bx;
-    rot[o4 + 2] = pw * bz + px * by - py * bx + pz * bw;
-    rot[o4 + 3] = pw * bw - px * bx - py * by - pz * bz;
-    // head = parent head + parent world · attach
-    const b3 = rig.bones[i]! * 3;
-    const vx = attach[b3]!, vy = attach[b3 + 1]!, vz = attach[b3 + 2]!;
-    const tx = 2 * (py * vz - pz * vy), ty = 2 * (pz * vx - px * vz), tz = 2 * (px * vy - py * vx);
-    head[o3] = head[p3]! + vx + pw * tx + (py * tz - pz * ty);
-    head[o3 + 1] = head[p3 + 1]! + vy + pw * ty + (pz * tx - px * tz);
-    head[o3 + 2] = head[p3 + 2]! + vz + pw * tz + (px * ty - py * tx);
-  }
-}
-
-/** Control point cp's point on a pose (rot, head as sampleTrackPose writes them; bone index i), to out[o]. */
-export function posePoint(world: PhysikWorld, cp: number, i: number, rot: Doubles, head: Doubles, out: Doubles, o: number): void {
-  const { Bone, ControlPoint } = world.physik;
-  const b = ControlPoint.bone[cp]!, c3 = cp * 3, q = i * 4, h = i * 3;
-  const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-  const vx = ControlPoint.offset[c3]!, vy = ControlPoint.at[cp]! * Bone.length[b]! + ControlPoint.offset[c3 + 1]!, vz = ControlPoint.offset[c3 + 2]!;
-  const tx = 2 * (y * vz - z * vy), ty = 2 * (z * vx - x * vz), tz = 2 * (x * vy - y * vx);
-  out[o] = head[h]! + vx + w * tx + (y * tz - z * ty);
-  out[o + 1] = head[h + 1]! + vy + w * ty + (z * tx - x * tz);
-  out[o + 2] = head[h + 2]! + vz + w * tz + (x * ty - y * tx);
-}
-
-const pointA = new Float64Array(3), pointC = new Float64Array(3), centreB = new Float64Array(3);
-
-/** Centre of bone i (args[1]: half its length along its +Y) on a pose, to out. */
-function boneCentre(rot: Doubles, head: Doubles, i: number, out: Float64Array): void {
-  const half = args[1]!;
-  const x = rot[i * 4]!, y = rot[i * 4 + 1]!, z = rot[i * 4 + 2]!, w = rot[i * 4 + 3]!;
-  out[0] = head[i * 3]! + 2 * (x * y - z * w) * half;
-  out[1] = head[i * 3 + 1]! + (1 - 2 * (x * x + z * z)) * half;
-  out[2] = head[i * 3 + 2]! + 2 * (y * z + x * w) * half;
-}
-
-/** World angular velocity taking bone i from rotation A to B in 1/args[1] seconds (rotation vector of B ⊗ A⁻¹ × args[1]), to out[o]. */
-function angularVelocity(A: Doubles, B: Doubles, i: number, out: Doubles, o: number): void {
-  const inv = args[1]!;
-  const o4 = i * 4;
-  const ax = -A[o4]!, ay = -A[o4 + 1]!, az = -A[o4 + 2]!, aw = A[o4 + 3]!;
-  const bx = B[o4]!, by = B[o4 + 1]!, bz = B[o4 + 2]!, bw = B[o4 + 3]!;
-  let x = bw * ax + bx * aw + by * az - bz * ay;
-  let y = bw * ay - bx * az + by * aw + bz * ax;
-  let z = bw * az + bx * ay - by * ax + bz * aw;
-  let w = bw * aw - bx * ax - by * ay - bz * az;
-  if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
-  const s = Math.sqrt(x * x + y * y + z * z);
-  const f = (s < 1e-12 ? 2 : (2 * Math.atan2(s, w)) / s) * inv;
-  out[o] = x * f; out[o + 1] = y * f; out[o + 2] = z * f;
-}
-
-export function poseTargets(world: PhysikWorld): void {
-  const map = records.get(world);
-  if (!map || map.size === 0) return;
-  const { Rig, ControlPoint } = world.physik;
-  const rigs = steppingRigs(world);
-  for (let ri = 0; ri < rigs.length; ri++) {
-    const rig = rigs[ri]!;
-    const rec = map.get(rig.eid);
-    if (rec === undefined) continue;
-    const step = Rig.step[rig.eid]!;
-    // mode changes due
-    let changed = rec.followDirty;
-    while (rec.cursor < rec.events.length && rec.events[rec.cursor]!.step <= step) {
-      const ev = rec.events[rec.cursor++]!;
-      for (let k = 0; k < ev.bones.length; k++) rec.mode[ev.bones[k]!] = ev.mode;
-      for (let k = 0; k < ev.markers.length; k++) rec.markerMode[ev.markers[k]!] = ev.mode;
-      changed = true;
-    }
-    if (changed) { updateFollow(world, rig, rec); rec.followDirty = false; }
-    const dt = rig.settings.dt;
-    const t0 = rec.start + step * dt;
-    const n = rig.bones.length;
-    const inv = 1 / dt;
-    if (rec.sampledStep === step - 1 && rec.sampledDt === dt) {
-      // the step after the last: its B and C are this step's A and B (the arrays rotate, C is new)
-      const rA = rec.rotA, hA = rec.headA, w = rec.omega;
-      rec.rotA = rec.rotB; rec.headA = rec.headB; rec.rotB = rec.rotC; rec.headB = rec.headC; rec.rotC = rA; rec.headC = hA;
-      rec.omega = rec.omegaNext; rec.omegaNext = w;
-      args[0] = t0 + 2 * dt; samplePose(world, rig, rec, rec.rotC, rec.headC);
-    } else {
-      args[0] = t0; samplePose(world, rig, rec, rec.rotA, rec.headA);
-      args[0] = t0 + dt; samplePose(world, rig, rec, rec.rotB, rec.headB);
-      args[0] = t0 + 2 * dt; samplePose(world, rig, rec, rec.rotC, rec.headC);
-      args[1] = inv;
-      for (let i = 0; i < n; i++) angularVelocity(rec.rotA, rec.rotB, i, rec.omega, i * 3);
-    }
-    rec.sampledStep = step; rec.sampledDt = dt;
-    // (past the clip's end it holds still: no acceleration is taken from the stop)
-    const accel = t0 + 2 * dt <= (rec.track.frameCount - 1) / rec.track.fps + 1e-9 * dt ? inv : 0;
-    for (let i = 0; i < n; i++) {
-      // ω over this step (A → B) and the next (B → C); α from one to the other
-      args[1] = inv;
-      angularVelocity(rec.rotB, rec.rotC, i, rec.omegaNext, i * 3);
-      for (let c = 0; c < 3; c++) rec.alpha[i * 3 + c] = (rec.omegaNext[i * 3 + c]! - rec.omega[i * 3 + c]!) * accel;
-    }
-    for (let c = 0; c < 3; c++) {
-      rec.rootVel[c] = (rec.headB[c]! - rec.headA[c]!) * inv;
-      rec.rootAcc[c] = ((rec.headC[c]! - rec.headB[c]!) * inv - rec.rootVel[c]!) * accel;
-    }
-    // world markers: the control point's target is the clip's point at the step's end
-    const k = rec.stiffness * rec.mass;
-    for (let m = 0; m < rec.markerCp.length; m++) {
-      const cp = rec.markerCp[m]!, i = rec.markerBone[m]!, m3 = m * 3, c3 = cp * 3;
-      posePoint(world, cp, i, rec.rotA, rec.headA, pointA, 0);
-      posePoint(world, cp, i, rec.rotC, rec.headC, pointC, 0);
-      posePoint(world, cp, i, rec.rotB, rec.headB, rec.pointB, m3);
-      for (let c = 0; c < 3; c++) {
-        const v = (rec.pointB[m3 + c]! - pointA[c]!) * inv;
-        rec.pointVel[m3 + c] = v;
-        rec.pointAcc[m3 + c] = ((pointC[c]! - rec.pointB[m3 + c]!) * inv - v) * accel;
-        ControlPoint.target[c3 + c] = rec.pointB[m3 + c]!;
-        ControlPoint.effective[c3 + c] = rec.pointB[m3 + c]!;
-      }
-      // the bone's centre in the clip at A, B and C: its acceleration
-      args[1] = 0.5 * world.physik.Bone.length[rig.bones[i]!]!;
-      boneCentre(rec.rotA, rec.headA, i, pointA);
-      boneCentre(rec.rotC, rec.headC, i, pointC);
-      boneCentre(rec.rotB, rec.headB, i, centreB);
-      for (let c = 0; c < 3; c++) rec.centreAcc[m3 + c] = (pointC[c]! - 2 * centreB[c]! + pointA[c]!) * inv * accel;
-      ControlPoint.interpStep[cp] = 0; ControlPoint.interpSteps[cp] = 0;
-      ControlPoint.active[cp] = rec.markerMode[m] === POSE_DRIVE ? 1 : 0;
-      ControlPoint.stiffness[cp] = k * rec.markerStiffnessScale[m]!;
-    }
-    wakeRig(world, rig.eid); // the clip moves on: the rig is never at rest while it plays
-  }
-}
-
-/** Which bones are set kinematically: followed bones, and a followed world marker's bone with its ancestors. */
-function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord): void {
-  void world; void rig;
-  const parent = rec.parent;
-  const follow = rec.follow;
-  for (let i = 0; i < follow.length; i++) follow[i] = rec.mode[i] === POSE_FOLLOW ? 1 : 0;
-  for (let m = 0; m < rec.markerBone.length; m++) {
-    if (rec.markerMode[m] !== POSE_FOLLOW) continue;
-    for (let i = rec.markerBone[m]!; i >= 0 && follow[i] !== 2; i = parent[i]!) follow[i] = 2;
-  }
-  for (let i = 0; i < follow.length; i++) if (follow[i] === 2) follow[i] = 1;
-}
 
 // the joint frame's axes in the world (columns), and scratch rotations
 const frame = new Float64Array(9);
@@ -351,8 +118,8 @@ export function clampToLimits(world: PhysikWorld, b: number, q: Doubles, o: numb
 }
 
 export function poseDrives(world: PhysikWorld): void {
-  const map = records.get(world);
-  if (!map || map.size === 0) return;
+  const map = activePoseDrives(world);
+  if (!map) return;
   const { Bone, ControlPoint } = world.physik;
   const { rot, angVel, torque, force, effInertiaWorld, restLocal, centre, head, headVel, vel } = Bone;
   const rigs = steppingRigs(world);
@@ -523,35 +290,4 @@ function applyAtPoint(world: PhysikWorld, b: number): void {
   effMass[b] = effMass[b]! + mu;
   const inertia = mu * (lx * lx + ly * ly + lz * lz);
   effInertiaWorld[b6] = effInertiaWorld[b6]! + inertia; effInertiaWorld[b6 + 3] = effInertiaWorld[b6 + 3]! + inertia; effInertiaWorld[b6 + 5] = effInertiaWorld[b6 + 5]! + inertia;
-}
-
-export function poseFollow(world: PhysikWorld): void {
-  const map = records.get(world);
-  if (!map || map.size === 0) return;
-  const { Bone, Rig } = world.physik;
-  const { rot, angVel, centre, vel, length } = Bone;
-  const rigs = steppingRigs(world);
-  for (let ri = 0; ri < rigs.length; ri++) {
-    const rig = rigs[ri]!;
-    const rec = map.get(rig.eid);
-    if (rec === undefined || rig.settings.solver !== 'physik') continue;
-    const n = rig.bones.length;
-    for (let i = 0; i < n; i++) {
-      if (!rec.follow[i]) continue;
-      const b = rig.bones[i]!, b3 = b * 3, b4 = b * 4, o4 = i * 4, o3 = i * 3;
-      const x = rec.rotB[o4]!, y = rec.rotB[o4 + 1]!, z = rec.rotB[o4 + 2]!, w = rec.rotB[o4 + 3]!;
-      rot[b4] = x; rot[b4 + 1] = y; rot[b4 + 2] = z; rot[b4 + 3] = w;
-      const wx = rec.omega[o3]!, wy = rec.omega[o3 + 1]!, wz = rec.omega[o3 + 2]!;
-      angVel[b3] = wx; angVel[b3 + 1] = wy; angVel[b3 + 2] = wz;
-      if (i === 0 && !Rig.pinned[rig.eid]) {
-        // the root's centre from the clip's head: head + R (0, L/2, 0)
-        const h = 0.5 * length[b]!;
-        const ax = 2 * (x * y - z * w) * h, ay = (1 - 2 * (x * x + z * z)) * h, az = 2 * (y * z + x * w) * h;
-        centre[b3] = rec.headB[0]! + ax; centre[b3 + 1] = rec.headB[1]! + ay; centre[b3 + 2] = rec.headB[2]! + az;
-        vel[b3] = rec.rootVel[0]! + wy * az - wz * ay;
-        vel[b3 + 1] = rec.rootVel[1]! + wz * ax - wx * az;
-        vel[b3 + 2] = rec.rootVel[2]! + wx * ay - wy * ax;
-      }
-    }
-  }
 }

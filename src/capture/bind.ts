@@ -1,6 +1,6 @@
 /**
  * A clip (SourceMotion) on a rig: every rig bone's rotation relative to its parent bone and the
- * root's head, per frame (a PoseTrack, what systems/poseDrives.ts plays).
+ * root's head, per frame (a PoseTrack, what systems/poseTargets.ts plays).
  *
  * Which joint moves a bone: the joint the importer says the bone carries (the deepest one when
  * several were merged into it, whose children the bone reaches), else the joint of the bone's

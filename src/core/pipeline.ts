@@ -27,7 +27,8 @@ import { kinematicSolve } from '../../systems/kinematicSolve';
 import { forwardKinematics } from '../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../systems/metrics';
 import { settling } from '../../systems/settling';
-import { poseTargets, poseFollow } from '../../systems/poseDrives';
+import { poseTargets } from '../../systems/poseTargets';
+import { poseFollow } from '../../systems/poseFollow';
 
 export type { System, UserPhase };
 

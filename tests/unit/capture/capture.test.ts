@@ -19,7 +19,7 @@ import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../../../s
 import { motionFromGltf } from '../../../src/capture/gltfMotion';
 import { bindClip } from '../../../src/capture/bind';
 import { attachClip, captureClip, captureSettings, type CaptureOptions, type CaptureResult } from '../../../src/capture/capture';
-import { poseDriveOf } from '../../../systems/poseDrives';
+import { poseDriveOf } from '../../../src/world/clipPose';
 import type { RigDescription } from '../../../src/world/types';
 
 const fixtures = join(__dirname, '../../fixtures/external');

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { createPhysikWorld, addRig, step } from '../../../src/core';
 import { findRig } from '../../../src/world/world';
 import { attachClip, captureClip, captureSettings, detachClip } from '../../../src/capture/capture';
-import { sampleTrackPose, poseDriveOf } from '../../../systems/poseDrives';
+import { sampleTrackPose, poseDriveOf } from '../../../src/world/clipPose';
 import type { PoseTrack } from '../../../components/PoseDrive';
 import type { RigDescription } from '../../../src/world/types';
 
