@@ -47,6 +47,9 @@
  * none recurses, so the checks come before any work whose cost depends on the joint count.
  * Limits: one skeleton per call; the rest pose only (no motion); positions are taken as
  * given (the root's head stays where the file puts it).
+ *
+ * Why one file of this length: it is one conversion, whose rules this header states in order;
+ * the checks, names and geometry below are its steps, and read best beside it.
  */
 import { pointsDiameter } from '../world/rigScale';
 import { MAX_BONES, MAX_MAGNITUDE } from '../core/validation/check';

@@ -1,6 +1,7 @@
 /**
  * Peer benchmark of the kinematic solvers (`npm run bench:peers`, add `-- --json` for one JSON
- * object on stdout; progress goes to stderr).
+ * object on stdout; progress goes to stderr). One file of this length because the three pairs
+ * share their chains, their equal-error search, their timing and their table.
  *
  * Pairs compared, on the same chains and the same target:
  *  - our `ccd` (systems/ik/ccd.ts) vs three.js's CCDIKSolver (three/examples/jsm/animation/
