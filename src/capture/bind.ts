@@ -18,6 +18,7 @@ import type { PhysikWorld } from '../core';
 import { findRig, type RigRecord } from '../world/world';
 import type { PoseTrack } from '../../components/PoseDrive';
 import type { SourceMotion } from './source';
+import { quatMul as mul } from '../math/quat';
 
 export interface BoundClip {
   track: PoseTrack;
@@ -60,14 +61,6 @@ const turnZ = (p: V): V => [p[0], p[2], -p[1]];
 /** The turn (x, y, z) → (x, z, −y) as a quaternion: −90° about X. */
 const QZ = [-Math.SQRT1_2, 0, 0, Math.SQRT1_2] as const;
 
-function mul(out: Float64Array, o: number, a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): void {
-  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
-  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
 function conj(out: Float64Array, o: number, a: ArrayLike<number>, ao: number): void {
   out[o] = -a[ao]!; out[o + 1] = -a[ao + 1]!; out[o + 2] = -a[ao + 2]!; out[o + 3] = a[ao + 3]!;
 }

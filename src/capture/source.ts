@@ -18,6 +18,7 @@
 import { parseBvh, importBvh, type BvhChannelName } from '../io/bvhImport';
 import { ImportError } from '../io/skeleton';
 import type { Recording } from '../io/recording';
+import { quatMul as mul } from '../math/quat';
 
 export interface SourceJoint {
   name: string;
@@ -60,15 +61,6 @@ export function emptyMotion(name: string, joints: SourceJoint[], fps: number, fr
   };
 }
 
-/** out[o] = a ⊗ b (quaternions x, y, z, w). */
-function mul(out: Float64Array, o: number, a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): void {
-  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
-  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}
 
 /** out[o] = q · v (rotate), v given as three numbers. */
 function rotate(out: Float64Array, o: number, q: ArrayLike<number>, qo: number, vx: number, vy: number, vz: number): void {

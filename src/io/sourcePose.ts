@@ -16,6 +16,7 @@
  * No allocation per pose: `pose` writes into the caller's arrays.
  */
 import { Matrix4, Quaternion, Vector3 } from 'three';
+import { quatMul as mul } from '../math/quat';
 
 type Json = Record<string, unknown>;
 type Q = [number, number, number, number];
@@ -156,12 +157,3 @@ export function createSourcePoser(
   };
 }
 
-/** out[o..] = a[ao..] · b[bo..] (quaternions x, y, z, w). */
-function mul(out: Float64Array, o: number, a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): void {
-  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
-  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
-  out[o] = aw * bx + ax * bw + ay * bz - az * by;
-  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
-  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
-  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
-}

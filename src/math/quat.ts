@@ -7,7 +7,7 @@ import type { Doubles } from '../../components/doubles';
 import { len3 } from './vec3';
 
 /** out[o] = a[ao] ⊗ b[bo] (apply b first, then a). Safe when out aliases a or b. */
-export function quatMul(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number): void {
+export function quatMul(out: Doubles, o: number, a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): void {
   const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
   const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
   out[o] = aw * bx + ax * bw + ay * bz - az * by;
