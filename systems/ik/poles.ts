@@ -15,6 +15,7 @@ import { attachmentPoint } from '../../src/world/attachment';
 import { clampToLimits, refreshPose } from './common';
 import type { IkRig } from './goalTree';
 import type { Doubles } from '../../components/doubles';
+import { quatMul } from '../../src/math/quat';
 
 /** Scratch: E (0..2), the pole's point (3..5), the turn (quaternion, 6..9), S (10..12). */
 const pv = new Float64Array(13);
@@ -98,14 +99,10 @@ function turnSection(world: PhysikWorld, rig: RigRecord, T: IkRig, cp: number, i
   return true;
 }
 
-/** rot[o] ← turn (pv[6..9]) · rot[o], normalised. */
+/** rot[o] ← turn (pv[6..9]) · rot[o], normalised (divided by its length, as the solvers' turns are). */
 function turnQuat(rot: Doubles, o: number): void {
-  const dx = pv[6]!, dy = pv[7]!, dz = pv[8]!, dw = pv[9]!;
-  const qx = rot[o]!, qy = rot[o + 1]!, qz = rot[o + 2]!, qw = rot[o + 3]!;
-  const nx = dw * qx + dx * qw + dy * qz - dz * qy;
-  const ny = dw * qy - dx * qz + dy * qw + dz * qx;
-  const nz = dw * qz + dx * qy - dy * qx + dz * qw;
-  const nw = dw * qw - dx * qx - dy * qy - dz * qz;
+  quatMul(rot, o, pv, 6, rot, o);
+  const nx = rot[o]!, ny = rot[o + 1]!, nz = rot[o + 2]!, nw = rot[o + 3]!;
   const m = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
   rot[o] = nx / m; rot[o + 1] = ny / m; rot[o + 2] = nz / m; rot[o + 3] = nw / m;
 }
