@@ -5,7 +5,7 @@
  * block is left out: its expectations were about the scene as shipped. Shared by the
  * main-thread and the worker-mode sandbox.
  */
-import { describeControlPoint, getScript, getSettings, type PhysikWorld } from '../core';
+import { describeControlPoint, getScript, getSettings, withJointLimits, type PhysikWorld } from '../core';
 import type { RigRecord } from '../world/world';
 import type { Scene } from '../scene/types';
 
@@ -14,6 +14,7 @@ export function sceneFileText(world: PhysikWorld, record: RigRecord, scene: Scen
   void _expect;
   const out = {
     ...rest,
+    rig: withJointLimits(world, record.eid, rest.rig), // the joint limits as edited
     controlPoints: Array.from(record.controlPoints, (cp) => describeControlPoint(world, cp)),
     settings: { ...getSettings(world, record.eid) },
     script: getScript(world, record.eid),

@@ -20,3 +20,4 @@ export { wakeRig } from '../world/wake';
 export { moveRig } from './move';
 export { snapshotRig, createSnapshot, snapshotInto, restoreRig, type RigSnapshot } from './snapshot';
 export { getScript, setScript } from './script';
+export { getJointLimits, setJointLimits, withJointLimits, type JointLimits, type LimitAxis } from './limits';
