@@ -337,52 +337,37 @@ export function applyHumanoidTemplate(rig: RigDescription, options: HumanoidTemp
     if (method === 'none' && complete(mapping)) method = 'names';
   }
   const index = new Map(out.bones.map((b, i) => [b.name, i]));
-  const { head, tail, parent } = pose; // rolls turn bones about their own axes: these stay
+  const { parent } = pose; // rolls turn bones about their own axes: the rest pose stays
   const templated: string[] = [];
   const defaulted: string[] = [];
 
   if (method !== 'none') {
-    // forward: the way the toes point (else +Z); left = up × forward
+    const facing = forwardOf(out, mapping, pose, method);
+    const fwd = facing.fwd;
+    if (facing.flipped) notes.push('the toes point against the left/right names: forward taken as the way the names face');
     const at = (name?: string) => (name === undefined ? -1 : index.get(name) ?? -1);
-    let fwd: V = [0, 0, 0];
-    for (const s of ['left', 'right'] as const) {
-      const foot = at(mapping[`${s}Foot`]), toes = at(mapping[`${s}Toes`]);
-      const tip = toes >= 0 ? tail[toes]! : foot >= 0 ? tail[foot]! : undefined;
-      if (foot >= 0 && tip) { const d = sub(tip, head[foot]!); fwd = [fwd[0] + d[0], 0, fwd[2] + d[2]]; }
-    }
-    fwd = len(fwd) > 1e-9 ? unit(fwd) : [0, 0, 1];
-    // a figure's left hand must be on its left: if the names say otherwise, forward is the other way
-    const lh = at(mapping.leftUpperLeg), rh = at(mapping.rightUpperLeg);
-    if (lh >= 0 && rh >= 0 && dot(sub(tail[lh]!, tail[rh]!), cross([0, 1, 0], fwd)) < 0 && method === 'names') {
-      notes.push('the toes point against the left/right names: forward taken as the way the names face');
-      fwd = [-fwd[0], 0, -fwd[2]];
-    }
-    const up: V = [0, 1, 0], back: V = [-fwd[0], 0, -fwd[2]];
-    const give = (name: string | undefined, bend: V, limits: Limits) => {
+    const give = (name: string | undefined, t: RoleTemplate | null) => {
       const i = at(name);
-      if (i < 0) return;
-      rollTo(out, i, parent, bend);
-      out.bones[i]!.limits = limits;
+      if (i < 0 || !t) return;
+      rollTo(out, i, parent, t.bend);
+      out.bones[i]!.limits = t.limits;
       templated.push(out.bones[i]!.name);
     };
-    const hinge = (bendRange: AxisLimit, twist: number): Limits => ({ x: bendRange, y: R(-twist, twist), z: R(-5, 5) });
+    const counts = { spine: 0, neck: 0 };
     for (const s of ['left', 'right'] as const) {
-      give(mapping[`${s}UpperLeg`], fwd, { x: R(-20, 120), y: R(-40, 40), z: R(-40, 40) });
-      give(mapping[`${s}LowerLeg`], back, hinge(R(0, 150), 10));
-      give(mapping[`${s}Foot`], up, { x: R(-45, 25), y: R(-15, 15), z: R(-25, 25) });
-      give(mapping[`${s}Toes`], up, { x: R(-30, 60), y: R(-5, 5), z: R(-10, 10) });
-      give(mapping[`${s}Shoulder`], fwd, { x: R(-20, 20), y: R(-20, 20), z: R(-20, 20) });
-      give(mapping[`${s}UpperArm`], fwd, { x: R(-60, 150), y: R(-90, 90), z: R(-90, 90) });
-      give(mapping[`${s}LowerArm`], fwd, hinge(R(0, 150), 80));
-      give(mapping[`${s}Hand`], fwd, { x: R(-70, 70), y: R(-20, 20), z: R(-30, 30) });
+      for (const part of ['UpperLeg', 'LowerLeg', 'Foot', 'Toes', 'Shoulder', 'UpperArm', 'LowerArm', 'Hand'] as const) {
+        give(mapping[`${s}${part}`], roleTemplate(`${s}${part}`, counts, fwd));
+      }
       const hj = at(mapping[`${s}HipJoint`]);
       if (hj >= 0 && parent[hj]! >= 0) { out.bones[hj]!.limits = { x: [0, 0], y: [0, 0], z: [0, 0] }; templated.push(out.bones[hj]!.name); }
     }
     const spine = mapping.spine.filter((b) => at(b) >= 0 && parent[at(b)]! >= 0);
-    for (const b of spine) give(b, fwd, { x: share(-40, 80, spine.length), y: share(-60, 60, spine.length), z: share(-45, 45, spine.length) });
     const neck = mapping.neck.filter((b) => at(b) >= 0);
-    for (const b of neck) give(b, fwd, { x: share(-40, 50, neck.length), y: share(-60, 60, neck.length), z: share(-35, 35, neck.length) });
-    give(mapping.head, fwd, { x: R(-30, 30), y: R(-40, 40), z: R(-25, 25) });
+    counts.spine = spine.length;
+    counts.neck = neck.length;
+    for (const b of spine) give(b, roleTemplate('spine', counts, fwd));
+    for (const b of neck) give(b, roleTemplate('neck', counts, fwd));
+    give(mapping.head, roleTemplate('head', counts, fwd));
     const shown = (Object.entries(mapping) as [string, string | string[]][]).filter(([, v]) => (Array.isArray(v) ? v.length > 0 : !!v)).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
     notes.push(`humanoid recognised by ${method === 'names' ? 'bone names' : "the skeleton's shape"} (${templated.length} bones limited): ${shown.join('; ')}`);
   } else {
@@ -398,6 +383,122 @@ export function applyHumanoidTemplate(rig: RigDescription, options: HumanoidTemp
     if (defaulted.length) notes.push(`${defaulted.length} other bone(s) limited to ±135° of swing and ±90° of twist, so no limb folds back through its parent`);
   }
   return { rig: out, mapping, method, templated, defaulted, notes };
+}
+
+/** A role of the template: one of the named ones, or one of the spine's or neck's bones. */
+export type TemplateRole = HumanoidRole | 'spine' | 'neck';
+
+/** Every role a bone can be given, in the order a person reads them (head to toes, left first). */
+export const TEMPLATE_ROLES: readonly TemplateRole[] = [
+  'hips', 'spine', 'neck', 'head',
+  'leftShoulder', 'leftUpperArm', 'leftLowerArm', 'leftHand', 'rightShoulder', 'rightUpperArm', 'rightLowerArm', 'rightHand',
+  'leftHipJoint', 'leftUpperLeg', 'leftLowerLeg', 'leftFoot', 'leftToes', 'rightHipJoint', 'rightUpperLeg', 'rightLowerLeg', 'rightFoot', 'rightToes',
+];
+
+/** What the template gives a role: the way the bone bends (its x axis is to be direction × bend) and its limits. */
+interface RoleTemplate { bend: V; limits: Limits }
+
+/**
+ * The template's limits of a role (null: the template gives it none of its own: the hips, a
+ * hip joint, which is locked instead). `counts`: how many spine and neck bones share those
+ * ranges; `fwd`: the figure's forward.
+ */
+function roleTemplate(role: TemplateRole, counts: { spine: number; neck: number }, fwd: V): RoleTemplate | null {
+  const up: V = [0, 1, 0], back: V = [-fwd[0], 0, -fwd[2]];
+  const hinge = (bendRange: AxisLimit, twist: number): Limits => ({ x: bendRange, y: R(-twist, twist), z: R(-5, 5) });
+  const part = role.replace(/^(left|right)/, '');
+  const sp = Math.max(1, counts.spine), nk = Math.max(1, counts.neck);
+  switch (part) {
+    case 'UpperLeg': return { bend: fwd, limits: { x: R(-20, 120), y: R(-40, 40), z: R(-40, 40) } };
+    case 'LowerLeg': return { bend: back, limits: hinge(R(0, 150), 10) };
+    case 'Foot': return { bend: up, limits: { x: R(-45, 25), y: R(-15, 15), z: R(-25, 25) } };
+    case 'Toes': return { bend: up, limits: { x: R(-30, 60), y: R(-5, 5), z: R(-10, 10) } };
+    case 'Shoulder': return { bend: fwd, limits: { x: R(-20, 20), y: R(-20, 20), z: R(-20, 20) } };
+    case 'UpperArm': return { bend: fwd, limits: { x: R(-60, 150), y: R(-90, 90), z: R(-90, 90) } };
+    case 'LowerArm': return { bend: fwd, limits: hinge(R(0, 150), 80) };
+    case 'Hand': return { bend: fwd, limits: { x: R(-70, 70), y: R(-20, 20), z: R(-30, 30) } };
+    case 'spine': return { bend: fwd, limits: { x: share(-40, 80, sp), y: share(-60, 60, sp), z: share(-45, 45, sp) } };
+    case 'neck': return { bend: fwd, limits: { x: share(-40, 50, nk), y: share(-60, 60, nk), z: share(-35, 35, nk) } };
+    case 'head': return { bend: fwd, limits: { x: R(-30, 30), y: R(-40, 40), z: R(-25, 25) } };
+    default: return null;
+  }
+}
+
+/** The limits the template gives a bone it maps to no role: no limb folds back through its parent. */
+export const DEFAULT_LIMITS: Readonly<Limits> = { x: [-135, 135], y: [-90, 90], z: [-135, 135] };
+
+/** The figure's forward: the way the toes point (else +Z), turned round when the left/right names say the other way. */
+function forwardOf(rig: RigDescription, mapping: HumanoidMapping, pose: ReturnType<typeof restPose>, method: HumanoidTemplateResult['method']): { fwd: V; flipped: boolean } {
+  const index = new Map(rig.bones.map((b, i) => [b.name, i]));
+  const at = (name?: string) => (name === undefined ? -1 : index.get(name) ?? -1);
+  const { head, tail } = pose;
+  let fwd: V = [0, 0, 0];
+  for (const s of ['left', 'right'] as const) {
+    const foot = at(mapping[`${s}Foot`]), toes = at(mapping[`${s}Toes`]);
+    const tip = toes >= 0 ? tail[toes]! : foot >= 0 ? tail[foot]! : undefined;
+    if (foot >= 0 && tip) { const d = sub(tip, head[foot]!); fwd = [fwd[0] + d[0], 0, fwd[2] + d[2]]; }
+  }
+  fwd = len(fwd) > 1e-9 ? unit(fwd) : [0, 0, 1];
+  // a figure's left hand must be on its left: if the names say otherwise, forward is the other way
+  const lh = at(mapping.leftUpperLeg), rh = at(mapping.rightUpperLeg);
+  if (lh >= 0 && rh >= 0 && dot(sub(tail[lh]!, tail[rh]!), cross([0, 1, 0], fwd)) < 0 && method === 'names') {
+    return { fwd: [-fwd[0], 0, -fwd[2]], flipped: true };
+  }
+  return { fwd, flipped: false };
+}
+
+/** The role bone `bone` has in `mapping`, or null. */
+export function roleOf(mapping: HumanoidMapping, bone: string): TemplateRole | null {
+  if (mapping.spine.includes(bone)) return 'spine';
+  if (mapping.neck.includes(bone)) return 'neck';
+  for (const role of TEMPLATE_ROLES) if (role !== 'spine' && role !== 'neck' && mapping[role] === bone) return role;
+  return null;
+}
+
+/**
+ * `mapping` with bone `bone` given role `role` (null: no role): it leaves the role it had, and
+ * a single role's bone before it loses that role. A new mapping; the input is not changed.
+ */
+export function withRole(mapping: HumanoidMapping, bone: string, role: TemplateRole | null): HumanoidMapping {
+  const out: HumanoidMapping = { ...mapping, spine: mapping.spine.filter((b) => b !== bone), neck: mapping.neck.filter((b) => b !== bone) };
+  const roles = out as unknown as Record<string, unknown>;
+  for (const r of TEMPLATE_ROLES) if (r !== 'spine' && r !== 'neck' && roles[r] === bone) delete roles[r];
+  if (role === 'spine' || role === 'neck') out[role] = [...out[role], bone];
+  else if (role !== null) out[role] = bone;
+  return out;
+}
+
+/**
+ * The limits the template gives bone `bone` of `rig` (a built rig's description: its rolls as
+ * they are) in role `role` (null: the defaults), in that bone's own joint frame. The template
+ * wants the bone's x axis across the way it bends; the bone is not rolled again (a built rig's
+ * frames stay), so the limits are turned by the quarter turns about the bone nearest to the
+ * roll it would have had: exact when the bone was rolled for its first role (a knee's bend
+ * then goes the other way round, say, and the hinge is mirrored to follow). `mapping` gives
+ * the figure's forward and how many bones share the spine's and neck's ranges.
+ */
+export function roleLimits(rig: RigDescription, mapping: HumanoidMapping, bone: string, role: TemplateRole | null): Limits {
+  const b = rig.bones.find((x) => x.name === bone);
+  if (!b) throw new Error(`no bone named "${bone}" in rig "${rig.name}"`);
+  const m = withRole(mapping, bone, role);
+  const t = role === null ? null : roleTemplate(role, { spine: m.spine.length, neck: m.neck.length }, forwardOf(rig, m, restPose(rig), 'names').fwd);
+  if (!t) return role === 'leftHipJoint' || role === 'rightHipJoint' ? { x: [0, 0], y: [0, 0], z: [0, 0] } : { ...DEFAULT_LIMITS };
+  const d = unit(b.direction);
+  const axis = cross(d, t.bend);
+  if (len(axis) < 1e-6) return t.limits;
+  const want = unit(axis);
+  const have = rotate(restRotation(b), [1, 0, 0]);
+  // the turn about the bone from its x axis to the one wanted, in quarter turns
+  const k = ((Math.round(Math.atan2(dot(d, cross(have, want)), dot(have, want)) / (Math.PI / 2)) % 4) + 4) % 4;
+  const lx = t.limits.x as [number, number], ly = t.limits.y!, lz = t.limits.z as [number, number];
+  const neg = (l: [number, number]): AxisLimit => [l[1] === 0 ? 0 : -l[1], l[0] === 0 ? 0 : -l[0]];
+  // a rotation vector's x' and z' (the wanted frame) in the bone's frame, turned k quarter turns about y
+  switch (k) {
+    case 1: return { x: lz, y: ly, z: neg(lx) };
+    case 2: return { x: neg(lx), y: ly, z: neg(lz) };
+    case 3: return { x: neg(lz), y: ly, z: lx };
+    default: return t.limits;
+  }
 }
 
 /**
