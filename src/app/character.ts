@@ -6,8 +6,9 @@
  * opens it again (characterStore.ts).
  *
  * Keys (while no text field has the focus): `x` switches the bones and handles between
- * through the mesh (X-ray, the default with a mesh), hidden, and drawn where not behind it; `m` shows or hides the mesh; `1`, `3`, `7` look from the front, the
- * side and the top; `f` frames the rig.
+ * through the mesh (X-ray, the default with a mesh), hidden, and drawn where not behind it; `m`
+ * shows or hides the mesh; `1`, `3`, `7` look from the front, the side and the top (the rig
+ * framed); `f` frames the selected bone from where the camera is (no bone selected: the rig).
  */
 import type { PhysikWorld } from '../core';
 import type { Recording } from '../io/recording';
@@ -145,7 +146,7 @@ export function createCharacter(host: CharacterHost): Character {
     else if (e.key === '1') look('front');
     else if (e.key === '3') look('side');
     else if (e.key === '7') look('top');
-    else if (e.key === 'f' || e.key === 'F') view.frame();
+    else if (e.key === 'f' || e.key === 'F') view.frameSelected();
   });
 
   const character: Character = {

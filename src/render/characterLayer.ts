@@ -15,13 +15,17 @@
  * Limits: glTF only (a BVH has no mesh: its rig is drawn as bones); the rig must be the one
  * imported from the file (bones named as the import named the joints).
  */
-import { Box3, type Material, type Mesh, type Object3D, type Texture, Vector3 } from 'three';
+import {
+  Box3, type BufferAttribute, type Intersection, type Material, type Mesh, type Object3D, type Ray, Raycaster, type SkinnedMesh,
+  type Texture, Vector3,
+} from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { PhysikWorld } from '../core';
 import { findRig } from '../world/world';
 import { readGltfJson } from '../io/gltfImport';
 import { createSourcePoser, type SourcePoser } from '../io/sourcePose';
 import { growBounds, type Bounds } from './shapes';
+import type { BonePick } from './picking';
 import type { ViewLayer } from './view';
 
 export interface CharacterSource {
@@ -45,6 +49,13 @@ export interface CharacterLayer extends ViewLayer {
   jointObject(bone: string): Object3D | undefined;
   /** Show or hide the meshes. */
   setVisible(on: boolean): void;
+  /**
+   * The bone under a ray through the skinned mesh as it is posed now: of the nearest face hit,
+   * the bone its three vertices are most weighted to (weights blended by where the face was
+   * hit), with the point on that bone's axis nearest the hit; null when the ray misses the
+   * mesh (or it is hidden). `distance`: how far along the ray the mesh was hit.
+   */
+  pickBone(ray: Ray): (BonePick & { distance: number }) | null;
   readonly visible: boolean;
 }
 
@@ -108,6 +119,66 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
     rootObject.position.set(translation[0]!, translation[1]!, translation[2]!);
   }
 
+  // picking: the skin's joint objects to rig bone indices (a joint the rig lacks counts for its nearest ancestor that it has)
+  const boneOfObject = new Map<Object3D, number>();
+  targets.forEach((o, i) => boneOfObject.set(o, i));
+  const boneIndexOf = (o: Object3D | null | undefined): number => {
+    for (let c = o; c; c = c.parent) {
+      const i = boneOfObject.get(c);
+      if (i !== undefined) return i;
+    }
+    return -1;
+  };
+  const skins: SkinnedMesh[] = [];
+  root.traverse((o) => { if ((o as SkinnedMesh).isSkinnedMesh) skins.push(o as SkinnedMesh); });
+  const raycaster = new Raycaster();
+  const hits: Intersection[] = [];
+  const weightOf = new Float64Array(n);
+  const bary = [0, 0, 0];
+
+  function pickBone(ray: Ray): (BonePick & { distance: number }) | null {
+    if (!visible || skins.length === 0) return null;
+    root.updateMatrixWorld(true);
+    raycaster.ray.copy(ray);
+    hits.length = 0;
+    for (const m of skins) {
+      // the bounds three.js keeps are of the pose they were first taken in: retake them
+      m.computeBoundingSphere();
+      if ((m.boundingBox as Box3 | null) !== null) m.computeBoundingBox();
+      m.raycast(raycaster, hits);
+    }
+    let hit: Intersection | undefined;
+    for (const h of hits) if (h.face && (!hit || h.distance < hit.distance)) hit = h;
+    if (!hit?.face) return null;
+    const mesh = hit.object as SkinnedMesh;
+    const skinIndex = mesh.geometry.getAttribute('skinIndex') as BufferAttribute | undefined;
+    const skinWeight = mesh.geometry.getAttribute('skinWeight') as BufferAttribute | undefined;
+    if (!skinIndex || !skinWeight) return null;
+    weightOf.fill(0);
+    const b = (hit as Intersection & { barycoord?: Vector3 }).barycoord;
+    bary[0] = b ? b.x : 1 / 3; bary[1] = b ? b.y : 1 / 3; bary[2] = b ? b.z : 1 / 3;
+    const verts = [hit.face.a, hit.face.b, hit.face.c];
+    for (let v = 0; v < 3; v++) {
+      for (let k = 0; k < skinIndex.itemSize; k++) {
+        const w = skinWeight.getComponent(verts[v]!, k);
+        if (!(w > 0)) continue;
+        const i = boneIndexOf(mesh.skeleton.bones[skinIndex.getComponent(verts[v]!, k)]);
+        // a little of every vertex's weight, so a face hit at a corner still counts its others
+        if (i >= 0) weightOf[i] = weightOf[i]! + w * (0.25 + bary[v]!);
+      }
+    }
+    let best = -1;
+    for (let i = 0; i < n; i++) if (weightOf[i]! > 0 && (best < 0 || weightOf[i]! > weightOf[best]!)) best = i;
+    if (best < 0) return null;
+    const e = record.bones[best]!, e3 = e * 3;
+    const hx = Bone.head[e3]!, hy = Bone.head[e3 + 1]!, hz = Bone.head[e3 + 2]!;
+    const dx = Bone.tail[e3]! - hx, dy = Bone.tail[e3 + 1]! - hy, dz = Bone.tail[e3 + 2]! - hz;
+    const len2 = dx * dx + dy * dy + dz * dz;
+    const p = hit.point;
+    const at = len2 > 0 ? Math.min(1, Math.max(0, ((p.x - hx) * dx + (p.y - hy) * dy + (p.z - hz) * dz) / len2)) : 0;
+    return { bone: e, at, point: [hx + at * dx, hy + at * dy, hz + at * dz], distance: hit.distance };
+  }
+
   function dispose(): void {
     root.removeFromParent();
     const seen = new Set<unknown>();
@@ -126,7 +197,7 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
 
   update();
   return {
-    root, update, dispose,
+    root, update, dispose, pickBone,
     get meshes() { return meshes; },
     get skinnedMeshes() { return skinned; },
     get visible() { return visible; },

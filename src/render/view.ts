@@ -56,6 +56,8 @@ export interface ViewLayer {
   update(): void;
   /** Grow the bounds `frame()` takes in (optional). */
   grow?(bounds: Bounds): void;
+  /** The bone under a ray through what the layer draws (a character's skinned mesh), `distance` along the ray; null for none (optional). */
+  pickBone?(ray: Ray): (BonePick & { distance: number }) | null;
   dispose(): void;
 }
 
@@ -75,7 +77,11 @@ export interface View {
   /**
    * Bone of the main world (never a ghost's) whose axis passes closest to the ray through a
    * client position, the nearest along the ray among those within about 0.12 × length of the
-   * axis (less toward the ends, at least a few pixels); null when none. Handles should win over bones: call `pickTarget` first.
+   * axis (less toward the ends, at least a few pixels); else the bone a layer finds under it
+   * (a character's skinned mesh: the bone its hit face is most weighted to, the point on that
+   * bone's axis). With the bones drawn over the mesh but not through it ('over'), the mesh wins
+   * where it is nearer; with them hidden, only the mesh is picked. Null when none. Handles
+   * should win over bones: call `pickTarget` first.
    */
   pickBone(clientX: number, clientY: number): BonePick | null;
   /** Client (CSS pixel) position of a world point, written into `out`; false when behind the camera. */
@@ -107,6 +113,10 @@ export interface View {
   readonly floor: Readonly<FloorPlan>;
   /** Highlight a bone of the main world and draw its joint's angular limits; -1 = none. */
   setSelectedBone(bone: number): void;
+  /** The bone highlighted (`setSelectedBone`), or -1. */
+  readonly selectedBone: number;
+  /** Point the camera at the selected bone, from where it looks now (no bone selected: `frame()`). */
+  frameSelected(): void;
   /** How many recorded poses to draw as onion skins (0 = off, at most ONION_MAX). */
   setOnionSkins(count: number): void;
   /** Snapshot the main world's current bone pose into the onion ring (call at a fixed simulated-time interval). */
@@ -167,6 +177,24 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const extra: ViewLayer[] = [createComLabel(world, canvas, picking.project)];
   const insets: Insets = { left: 0, right: 0, top: 0, bottom: 0 };
   let selectedBone = -1;
+  let bonesOverlay: 'over' | 'xray' | 'hidden' = 'over';
+
+  function pickBone(clientX: number, clientY: number): BonePick | null {
+    const stick = bonesOverlay === 'hidden' ? null : picking.pickBone(clientX, clientY);
+    if (stick && bonesOverlay === 'xray') return stick; // drawn through everything: what is seen is taken
+    let mesh: (BonePick & { distance: number }) | null = null;
+    const ray = picking.rayAt(clientX, clientY);
+    for (const L of extra) {
+      const p = L.pickBone?.(ray);
+      if (p && (!mesh || p.distance < mesh.distance)) mesh = p;
+    }
+    if (!mesh) return stick;
+    if (stick) {
+      const [x, y, z] = stick.point, o = ray.origin;
+      if (Math.hypot(x - o.x, y - o.y, z - o.z) <= mesh.distance) return stick;
+    }
+    return { bone: mesh.bone, at: mesh.at, point: mesh.point };
+  }
 
   const lastSize = new Vector2(-1, -1);
   function resize(): void {
@@ -227,10 +255,38 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     }
     ghosts.grow(bounds);
     for (const L of extra) L.grow?.(bounds);
+    fit(VIEW_DIRECTION, 0.5);
+  }
+
+  const looking = new Vector3();
+  /** The selected bone (and its children's tails, so a hand comes with its fingers) framed from where the camera is now. */
+  function frameSelected(): void {
+    const { Bone, Rig } = world.physik;
+    const b = selectedBone;
+    if (b < 0 || !Number.isFinite(Bone.head[b * 3]!)) { frame(); return; }
+    bounds.min.setScalar(Infinity);
+    bounds.max.setScalar(-Infinity);
+    for (const arr of [Bone.head, Bone.tail]) growBounds(bounds, arr[b * 3]!, arr[b * 3 + 1]!, arr[b * 3 + 2]!);
+    const rig = world.physik.rigs.find((r) => r.eid === Bone.rig[b]);
+    for (const c of rig?.bones ?? []) if (Bone.parent[c] === b) growBounds(bounds, Bone.tail[c * 3]!, Bone.tail[c * 3 + 1]!, Bone.tail[c * 3 + 2]!);
+    looking.copy(camera.position).sub(orbit.target);
+    if (!(looking.lengthSq() > 0) || !Number.isFinite(looking.lengthSq())) looking.copy(VIEW_DIRECTION);
+    // never closer than a quarter of the rig's height: the bone is seen with what is around it
+    const least = 0.25 * (Rig.height[Bone.rig[b]!]! || 1);
+    for (const k of ['x', 'y', 'z'] as const) {
+      const grow = Math.max(0, least - (bounds.max[k] - bounds.min[k])) / 2;
+      bounds.min[k] -= grow;
+      bounds.max[k] += grow;
+    }
+    fit(looking.normalize(), least);
+  }
+
+  /** Fit `bounds` (at least `minSize` across) into the free part of the view, looking along −`direction`. */
+  function fit(direction: Vector3, minSize: number): void {
     const { min, max } = bounds;
     if (!Number.isFinite(min.x)) return;
     resize();
-    const size = Math.max(max.x - min.x, max.y - min.y, max.z - min.z, 0.5);
+    const size = Math.max(max.x - min.x, max.y - min.y, max.z - min.z, minSize);
     orbit.target.set((min.x + max.x) / 2, (min.y + max.y) / 2, (min.z + max.z) / 2);
     camera.near = size * 0.005;
     camera.far = size * 100;
@@ -239,7 +295,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     const f = free();
     let dist = size * 1.9;
     for (let pass = 0; pass < 3; pass++) {
-      camera.position.copy(orbit.target).addScaledVector(VIEW_DIRECTION, dist);
+      camera.position.copy(orbit.target).addScaledVector(direction, dist);
       camera.lookAt(orbit.target);
       camera.updateMatrixWorld();
       let need = 0;
@@ -253,7 +309,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       if (!(need > 0) || !Number.isFinite(need)) break;
       dist *= need;
     }
-    camera.position.copy(orbit.target).addScaledVector(VIEW_DIRECTION, dist);
+    camera.position.copy(orbit.target).addScaledVector(direction, dist);
     orbit.update();
   }
 
@@ -275,6 +331,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   return {
     scene, camera, renderer, orbit, shapes, update, frame, dispose,
     ...picking,
+    pickBone,
     addLayer(layer) {
       extra.push(layer);
       return () => {
@@ -295,7 +352,10 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     setGhostOffset: ghosts.setOffset,
     ghostInfo: ghosts.info,
     setSelectedBone(bone) { selectedBone = Number.isInteger(bone) && bone >= 0 ? bone : -1; },
+    get selectedBone() { return selectedBone; },
+    frameSelected,
     setBonesOverlay(mode) {
+      bonesOverlay = mode;
       rigs.group.visible = mode !== 'hidden';
       // X-ray: drawn last, over whatever is in front (a character's mesh)
       rigs.group.traverse((o) => {

@@ -1,11 +1,12 @@
 /**
  * The skinned character layer, headless (it needs no WebGL: GLTFLoader reads the file, three.js
  * skins on the CPU here): RiggedFigure imported, its hand dragged by physics, and every frame
- * the file's own joint nodes sit where the rig's bones are, the skinned mesh moving with them.
+ * the file's own joint nodes sit where the rig's bones are, the skinned mesh moving with them;
+ * a ray through the skinned mesh as posed picks the bone that part of the skin follows.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Scene, Vector3, type SkinnedMesh } from 'three';
+import { Ray, Scene, Vector3, type SkinnedMesh } from 'three';
 import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../../src/core';
 import { importGltf } from '../../../src/io/gltfImport';
 import { createCharacterLayer } from '../../../src/render/characterLayer';
@@ -57,5 +58,49 @@ describe('createCharacterLayer', () => {
     expect(moved).toBeGreaterThan(0.05 * height);
     layer.dispose();
     expect(scene.children).not.toContain(layer.root);
+  });
+
+  it('picks the bone under a ray through the posed skin: thighs, shins, hands, spine; a moved hand is found where it went', async () => {
+    const bytes = readFileSync(FILE);
+    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const imported = await importGltf(new Uint8Array(data), 'RiggedFigure.glb');
+    const world = createPhysikWorld();
+    const m = imported.humanoid!.mapping;
+    const { rig, controlPoints } = addRig(world, { rig: imported.scene.rig, controlPoints: [{ name: 'hand', bone: m.leftHand! }], settings: imported.scene.settings });
+    const layer = await createCharacterLayer(world, rig, new Scene(), { data, joints: imported.joints, file: 'RiggedFigure.glb' });
+    const record = world.physik.rigs[0]!;
+    const nameOf = (e: number) => record.boneNames[record.bones.indexOf(e)];
+    /** The bone picked by a ray from in front (+Z, 5 units off) through the middle of bone `name`. */
+    const pickFront = (name: string, from = new Vector3(0, 0, 1)) => {
+      layer.update();
+      const p = readPose(world, rig)[name]!;
+      const mid = new Vector3(...p.head).add(new Vector3(...p.tail)).multiplyScalar(0.5);
+      const pick = layer.pickBone(new Ray(mid.clone().addScaledVector(from, 5), from.clone().negate()));
+      return pick && { bone: nameOf(pick.bone), at: pick.at, point: pick.point, distance: pick.distance };
+    };
+    for (const bone of [m.leftUpperLeg!, m.rightUpperLeg!, m.leftLowerLeg!, m.rightLowerArm!, m.leftHand!, m.rightHand!, m.spine[0]!, m.neck[0]!]) {
+      const pick = pickFront(bone)!;
+      expect(pick.bone, bone).toBe(bone);
+      // the point is on the bone's axis, near the middle the ray went through
+      expect(pick.at).toBeGreaterThan(0.2);
+      expect(pick.at).toBeLessThan(0.9);
+      expect(pick.distance).toBeGreaterThan(4);
+    }
+    // the hand lifted up and forward: the mesh is picked where the hand is now, not where it was
+    const before = readPose(world, rig)[m.leftHand!]!;
+    const height = readMetrics(world, rig).height;
+    setTarget(world, controlPoints.hand!, [before.tail[0] + 0.1 * height, before.tail[1] + 0.3 * height, before.tail[2] + 0.2 * height]);
+    step(world, 200);
+    const after = readPose(world, rig)[m.leftHand!]!;
+    expect(Math.hypot(after.tail[0] - before.tail[0], after.tail[1] - before.tail[1], after.tail[2] - before.tail[2])).toBeGreaterThan(0.15 * height);
+    expect(pickFront(m.leftHand!)?.bone).toBe(m.leftHand!);
+    const was = new Vector3(...before.head).add(new Vector3(...before.tail)).multiplyScalar(0.5);
+    layer.update();
+    const old = layer.pickBone(new Ray(was.clone().add(new Vector3(0, 0, 5)), new Vector3(0, 0, -1)));
+    expect(old === null || nameOf(old.bone) !== m.leftHand).toBe(true);
+    // hidden, the mesh is not picked
+    layer.setVisible(false);
+    expect(pickFront(m.leftUpperLeg!)).toBeNull();
+    layer.dispose();
   });
 });
