@@ -24,10 +24,11 @@ import { applyDerivedSettings } from '../world/derivedSettings';
 import { attachmentPoint } from '../world/attachment';
 import { createPoseDriveRecord, POSE_DRIVE, POSE_FOLLOW, POSE_FREE, type PoseDriveRecord, type PoseMode, type PoseTrack } from '../../components/PoseDrive';
 import { setPoseDrive } from '../../systems/poseDrives';
-import { poseDriveOf, sampleTrackPose, parentIndices } from '../world/clipPose';
-import { createRecording, captureFrame, type Recording } from '../io/recording';
+import { bakeTrackPoses, poseDriveOf, sampleTrackPose, parentIndices } from '../world/clipPose';
+import { createRecording, type Recording } from '../io/recording';
 import { measureDiagnostics } from '../../systems/metrics';
 import { restPose } from './bind';
+import { fitLimitsToClip, type WidenedLimit } from './limits';
 
 export const DEFAULT_CAPTURE_STIFFNESS = 10000;
 /** Free joints' damping rate relative to their parent (1/s): joint friction that keeps light toes and fingers from spinning up. */
@@ -44,6 +45,11 @@ export interface CaptureOptions {
   /** Clip time (s) played at the rig's current step (default 0). */
   start?: number;
   script?: CaptureEvent[];
+  /**
+   * 'fit' (default): a joint limit the clip itself goes past is widened to the clip's range
+   * (limits.ts), and listed in the handle's `widenedLimits`; 'keep': the rig's limits as they are.
+   */
+  limits?: 'fit' | 'keep';
 }
 
 /** How far a world marker's point strayed from the clip, ÷ the rig's height, over the steps it was tied (not free). */
@@ -78,6 +84,10 @@ export interface CaptureHandle {
   stats: CaptureStats;
   /** The clip's duration (s). */
   duration: number;
+  /** Limits widened to the clip's range (options.limits 'fit'); put back by detachClip. */
+  widenedLimits: WidenedLimit[];
+  /** What the user should know about the attachment (a welded joint the clip turns). */
+  notes: string[];
 }
 
 /** Settings a capture at `fps` runs with (see the header). */
@@ -102,6 +112,8 @@ function checkPositive(value: number | undefined, what: string, fallback: number
 }
 
 const handles = new WeakMap<PoseDriveRecord, CaptureHandle>();
+/** What puts a record's rig's limits back as they were before the capture widened them. */
+const restoreLimits = new WeakMap<PoseDriveRecord, () => void>();
 
 /**
  * Tie the clip (a PoseTrack on this rig, from bindClip) to rig `rig`: world markers become
@@ -216,13 +228,23 @@ export function attachClip(world: PhysikWorld, rig: number, track: PoseTrack, op
     return { step: ev.step, bones, markers: idx, mode: MODES[ev.mode] };
   }).sort((a, b) => a.step - b.step);
 
+  const limitMode = options.limits ?? 'fit';
+  if (limitMode !== 'fit' && limitMode !== 'keep') throw new Error(`limits: expected "fit" or "keep", got ${JSON.stringify(options.limits)}`);
+  const fit = limitMode === 'fit' ? fitLimitsToClip(world, rig, track) : { widened: [], notes: [], restore: () => {} };
+  restoreLimits.set(rec, fit.restore);
+  // every frame's pose placed on the rig once: a capture at the clip's rate then samples by copying
+  bakeTrackPoses(world, record, rec);
+
   setPoseDrive(world, rig, rec);
   poseAtClip(world, record, rec, start);
   const handle: CaptureHandle = {
     rig, record: rec, markerPoints,
     stats: emptyStats(record, rec),
     duration: (track.frameCount - 1) / track.fps,
+    widenedLimits: fit.widened,
+    notes: fit.notes,
   };
+  measures.set(rec, newMeasure(n));
   handle.markerPoints.forEach((cps, name) => cps.forEach((cp) => (handle.stats.markers[rec.markerCp.indexOf(cp)]!.marker = name)));
   handles.set(rec, handle);
   if (!measuring.has(world)) {
@@ -239,6 +261,8 @@ export function detachClip(world: PhysikWorld, rig: number): void {
   if (!rec) return;
   for (const cp of rec.markerCp) removeControlPoint(world, cp);
   setPoseDrive(world, rig, null);
+  restoreLimits.get(rec)?.();
+  restoreLimits.delete(rec);
   const anyLeft = world.physik.rigs.some((r) => poseDriveOf(world, r.eid));
   const system = measuring.get(world);
   if (!anyLeft && system) { removeSystem(world, 'afterStep', system); measuring.delete(world); }
@@ -303,16 +327,33 @@ function poseAtClip(world: PhysikWorld, record: RigRecord, rec: PoseDriveRecord,
 const measuring = new WeakMap<PhysikWorld, (w: PhysikWorld) => void>();
 const point = new Float64Array(3);
 
+/** A record's running measure: the largest squared distances (÷ height²) and which bones are tied. */
+interface Measure {
+  poseError2: number;
+  free2: number;
+  /** Per bone: 1 when tied to the clip (see tied), as of the record's `cursor` in `cursor`. */
+  tied: Uint8Array;
+  cursor: number;
+}
+const measures = new WeakMap<PoseDriveRecord, Measure>();
+function newMeasure(n: number): Measure {
+  return { poseError2: 0, free2: 0, tied: new Uint8Array(n), cursor: -1 };
+}
+
 /** After each step: every attached rig's stray from its clip (the clip's pose at the step's end is rotB/headB). */
 function measureAll(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
-  for (const record of world.physik.rigs) {
+  const { head, tail, length } = Bone;
+  const rigs = world.physik.rigs;
+  for (let ri = 0; ri < rigs.length; ri++) {
+    const record = rigs[ri]!;
     const rec = poseDriveOf(world, record.eid);
-    if (!rec) continue;
-    const handle = handles.get(rec);
-    if (!handle) continue;
+    if (rec === undefined) continue;
+    const handle = handles.get(rec), ms = measures.get(rec);
+    if (handle === undefined || ms === undefined) continue;
     const st = handle.stats;
     const height = Rig.height[record.eid]! > 0 ? Rig.height[record.eid]! : 1;
+    const inv2 = 1 / (height * height);
     st.steps++;
     for (let m = 0; m < rec.markerCp.length; m++) {
       if (rec.markerMode[m] === POSE_FREE) continue;
@@ -325,31 +366,39 @@ function measureAll(world: PhysikWorld): void {
       s.steps++;
       s.mean += (d - s.mean) / s.steps;
     }
+    if (ms.cursor !== rec.cursor) { updateTied(rec, ms.tied); ms.cursor = rec.cursor; }
+    const tiedNow = ms.tied;
     const n = record.bones.length;
+    const rotB = rec.rotB, headB = rec.headB;
+    // the largest squared distances; their sum says whether every one was finite
+    let sum = 0, all2 = ms.poseError2, free2 = ms.free2, allBone = -1, freeBone = -1;
     for (let i = 0; i < n; i++) {
-      const b = record.bones[i]!, b3 = b * 3, L = Bone.length[b]!;
-      const x = rec.rotB[i * 4]!, y = rec.rotB[i * 4 + 1]!, z = rec.rotB[i * 4 + 2]!, w = rec.rotB[i * 4 + 3]!;
-      const hx = rec.headB[i * 3]!, hy = rec.headB[i * 3 + 1]!, hz = rec.headB[i * 3 + 2]!;
-      const tx = hx + 2 * (x * y - z * w) * L, ty = hy + (1 - 2 * (x * x + z * z)) * L, tz = hz + 2 * (y * z + x * w) * L;
-      const ax = Bone.head[b3]! - hx, ay = Bone.head[b3 + 1]! - hy, az = Bone.head[b3 + 2]! - hz;
-      const bx = Bone.tail[b3]! - tx, by = Bone.tail[b3 + 1]! - ty, bz = Bone.tail[b3 + 2]! - tz;
-      const dh = Math.sqrt(ax * ax + ay * ay + az * az), dtl = Math.sqrt(bx * bx + by * by + bz * bz);
-      const d = Math.max(dh, dtl) / height;
-      if (!Number.isFinite(d)) st.finite = false;
-      if (d > st.maxPoseError) { st.maxPoseError = d; st.maxPoseErrorBone = record.boneNames[i]!; }
-      if (!tied(rec, i) && d > st.free.max) { st.free.max = d; st.free.bone = record.boneNames[i]!; }
+      const b = record.bones[i]!, b3 = b * 3, L = length[b]!, i3 = i * 3, i4 = i * 4;
+      const x = rotB[i4]!, y = rotB[i4 + 1]!, z = rotB[i4 + 2]!, w = rotB[i4 + 3]!;
+      const hx = headB[i3]!, hy = headB[i3 + 1]!, hz = headB[i3 + 2]!;
+      const ax = head[b3]! - hx, ay = head[b3 + 1]! - hy, az = head[b3 + 2]! - hz;
+      const bx = tail[b3]! - (hx + 2 * (x * y - z * w) * L);
+      const by = tail[b3 + 1]! - (hy + (1 - 2 * (x * x + z * z)) * L);
+      const bz = tail[b3 + 2]! - (hz + 2 * (y * z + x * w) * L);
+      const dh = ax * ax + ay * ay + az * az, dtl = bx * bx + by * by + bz * bz;
+      const d2 = (dh > dtl ? dh : dtl) * inv2;
+      sum += d2;
+      if (d2 > all2) { all2 = d2; allBone = i; }
+      if (tiedNow[i] === 0 && d2 > free2) { free2 = d2; freeBone = i; }
     }
+    if (!Number.isFinite(sum)) st.finite = false;
+    if (allBone >= 0) { ms.poseError2 = all2; st.maxPoseError = Math.sqrt(all2); st.maxPoseErrorBone = record.boneNames[allBone]!; }
+    if (freeBone >= 0) { ms.free2 = free2; st.free.max = Math.sqrt(free2); st.free.bone = record.boneNames[freeBone]!; }
     measureDiagnostics(world, record); // (the limits' violation is measured when asked for)
     const violation = (Rig.maxLimitViolation[record.eid]! * 180) / Math.PI;
     if (violation > st.maxLimitViolationDeg) st.maxLimitViolationDeg = violation;
   }
 }
 
-/** Whether bone i is tied to the clip by a marker now (a drive or follow, or a world marker on it in drive or follow). */
-function tied(rec: PoseDriveRecord, i: number): boolean {
-  if (rec.mode[i] !== POSE_FREE || rec.follow[i]) return true;
-  for (let m = 0; m < rec.markerBone.length; m++) if (rec.markerBone[m] === i && rec.markerMode[m] !== POSE_FREE) return true;
-  return false;
+/** Which bones are tied to the clip now (a drive or follow, or a world marker on it in drive or follow), to out. */
+function updateTied(rec: PoseDriveRecord, out: Uint8Array): void {
+  for (let i = 0; i < out.length; i++) out[i] = rec.mode[i] !== POSE_FREE || rec.follow[i] ? 1 : 0;
+  for (let m = 0; m < rec.markerBone.length; m++) if (rec.markerMode[m] !== POSE_FREE) out[rec.markerBone[m]!] = 1;
 }
 
 export interface CaptureResult {
@@ -372,14 +421,35 @@ export function captureClip(world: PhysikWorld, handle: CaptureHandle, now: () =
   const perFrame = Math.max(1, Math.round(1 / (track.fps * dt)));
   const frames = track.frameCount;
   const recording = createRecording(world, handle.rig, track.fps);
-  captureFrame(recording, world, handle.rig, 0);
+  // the whole take's arrays at once: no growing while the steps run
+  const n = record.bones.length;
+  recording.times = new Float64Array(frames);
+  recording.steps = new Int32Array(frames);
+  recording.heads = new Float64Array(frames * n * 3);
+  recording.rotations = new Float64Array(frames * n * 4);
+  recordFrame(recording, world, record, 0, 0);
   const t0 = now();
   for (let f = 1; f < frames; f++) {
     step(world, perFrame);
-    captureFrame(recording, world, handle.rig, f / track.fps);
+    recordFrame(recording, world, record, f, f / track.fps);
   }
   const seconds = (now() - t0) / 1000;
   return { recording, stats: handle.stats, seconds, realTimeRate: handle.duration / Math.max(seconds, 1e-9) };
+}
+
+/** The rig's pose as frame f of a recording whose arrays hold it (captureFrame without its checks and growth). */
+function recordFrame(recording: Recording, world: PhysikWorld, record: RigRecord, f: number, time: number): void {
+  const { Bone, Rig } = world.physik;
+  const { head, rot } = Bone;
+  const n = record.bones.length, H = recording.heads, R = recording.rotations;
+  recording.times[f] = time;
+  recording.steps[f] = Rig.step[record.eid]!;
+  for (let i = 0, h = f * n * 3, q = f * n * 4; i < n; i++, h += 3, q += 4) {
+    const b = record.bones[i]!, b3 = b * 3, b4 = b * 4;
+    H[h] = head[b3]!; H[h + 1] = head[b3 + 1]!; H[h + 2] = head[b3 + 2]!;
+    R[q] = rot[b4]!; R[q + 1] = rot[b4 + 1]!; R[q + 2] = rot[b4 + 2]!; R[q + 3] = rot[b4 + 3]!;
+  }
+  recording.frameCount = f + 1;
 }
 
 /** Settings for a capture at the clip's rate, applied to the rig (see captureSettings). */

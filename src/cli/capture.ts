@@ -9,7 +9,8 @@
  * (a .bvh onto a .bvh, a .glb onto a .glb: the source with one more animation), else as the
  * rig's own skeleton (the generated bone mesh), or the lossless JSON recording. Prints each
  * marker's stray from the clip (max and mean ÷ the rig's height), the largest difference of a
- * free bone, and the time taken. Exit 0 done, 1 an unreadable file or a failed write, 2 bad
+ * free bone, the largest limit violation, the limits widened to the clip's range (where the
+ * clip itself goes past the template's: src/capture/limits.ts), and the time taken. Exit 0 done, 1 an unreadable file or a failed write, 2 bad
  * arguments (an unknown bone is an argument error: the message lists the rig's bones).
  */
 import { commandSpec, loadOptional, readOptions, UsageError } from './options';
@@ -27,6 +28,7 @@ import type { CaptureMarkerDescription, Scene } from '../world/types';
 import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../capture/source';
 import { bindClip } from '../capture/bind';
 import { attachClip, captureClip, captureSettings, DEFAULT_CAPTURE_STIFFNESS } from '../capture/capture';
+import { describeWidened } from '../capture/limits';
 
 const extOf = (f: string) => (/\.[^./\\]+$/.exec(f)?.[0] ?? '').toLowerCase();
 const inputKinds = ['.glb', '.gltf', '.bvh'];
@@ -173,8 +175,12 @@ export async function captureCommand(argv: readonly string[], out: (s: string) =
     }
     if (drive.length) out(`  pose drives       ${drive.length === boneNames.length ? 'every joint' : drive.join(', ')}`);
     out(`  free bones        largest difference from the clip ${fixed(st.free.max)} × height${st.free.bone ? ` (${st.free.bone})` : ''}`);
-    out(`  limit violation   ${fixed(st.maxLimitViolationDeg)} deg; finite ${st.finite}`);
-    for (const n of notes) out(`  note: ${n}`);
+    out(`  limit violation   ${fixed(st.maxLimitViolationDeg)} deg (against the limits as widened below); finite ${st.finite}`);
+    if (handle.widenedLimits.length) {
+      out('  limits widened to the clip\'s range (the clip itself goes past them; degrees):');
+      for (const line of describeWidened(handle.widenedLimits)) out(`    ${line}`);
+    }
+    for (const n of [...notes, ...handle.notes]) out(`  note: ${n}`);
     return st.finite ? 0 : 1;
   } catch (e) {
     if (e instanceof UsageError) { err(e.message); return 2; }

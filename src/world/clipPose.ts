@@ -5,7 +5,7 @@
  * systems/poseTargets.ts, systems/poseDrives.ts and systems/poseFollow.ts.
  */
 import type { PhysikWorld, RigRecord } from './world';
-import type { PoseDriveRecord } from '../../components/PoseDrive';
+import type { PoseDriveRecord, PoseTrack } from '../../components/PoseDrive';
 import type { Doubles } from '../../components/doubles';
 
 const records = new WeakMap<PhysikWorld, Map<number, PoseDriveRecord>>();
@@ -48,8 +48,25 @@ export function parentIndices(world: PhysikWorld, rig: RigRecord): Int32Array {
 /** The clip time samplePose reads. */
 export const clipTime = new Float64Array(1);
 
-/** out = slerp(a[ao], b[bo], u), the short way, normalised. */
-function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number, u: number): void {
+/**
+ * A time within this many frames of a frame is that frame: a capture steps at the clip's frame
+ * time, where time × fps lands a few ulps off the whole frame number.
+ */
+export const FRAME_SNAP = 1e-6;
+
+/** Most bone-frames a track's poses are baked for (56 bytes each: 56 MB). */
+export const MAX_BAKED_BONE_FRAMES = 1_000_000;
+
+/** A track's poses at its frames, placed on one rig's bones: world rotations (× 4) and heads (× 3) per frame and bone. */
+interface BakedPoses { rot: Float64Array; head: Float64Array; bones: Int32Array }
+const baked = new WeakMap<PoseTrack, BakedPoses>();
+
+/** samplePose's interpolation weight (a double passed in an array: as an argument V8 boxes it). */
+const weight = new Float64Array(1);
+
+/** out = slerp(a[ao], b[bo], weight[0]), the short way, normalised. */
+function slerp(out: Doubles, o: number, a: Doubles, ao: number, b: Doubles, bo: number): void {
+  const u = weight[0]!;
   const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
   let bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
   let d = ax * bx + ay * by + az * bz + aw * bw;
@@ -75,21 +92,51 @@ export function sampleTrackPose(world: PhysikWorld, rig: RigRecord, rec: PoseDri
   samplePose(world, rig, rec, rot, head);
 }
 
-/** sampleTrackPose at the time in clipTime[0] (a double passed in an array: as an argument V8 boxes it). */
+/**
+ * sampleTrackPose at the time in clipTime[0] (a double passed in an array: as an argument V8
+ * boxes it). A time within FRAME_SNAP frames of a frame is that frame: its pose copied from the
+ * baked poses when the track has them (bakeTrackPoses), else placed from the frame's rotations.
+ */
 export function samplePose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, rot: Doubles, head: Doubles): void {
-  const { Bone } = world.physik;
-  const { attach } = Bone;
   const track = rec.track;
-  const parent = rec.parent;
   const n = rig.bones.length;
   let f = clipTime[0]! * track.fps;
   if (!(f > 0)) f = 0;
   const last = track.frameCount - 1;
   if (f > last) f = last;
-  const i0 = Math.floor(f), i1 = i0 < last ? i0 + 1 : last, u = f - i0;
+  const near = Math.round(f);
+  if (Math.abs(f - near) <= FRAME_SNAP) {
+    const poses = baked.get(track);
+    if (poses !== undefined && poses.bones === rig.bones) {
+      const R = poses.rot, H = poses.head, r0 = near * n * 4, h0 = near * n * 3;
+      for (let k = 0; k < n * 4; k++) rot[k] = R[r0 + k]!;
+      for (let k = 0; k < n * 3; k++) head[k] = H[h0 + k]!;
+      return;
+    }
+    weight[0] = 0;
+    placePose(world, rig, rec, near, near, rot, head);
+    return;
+  }
+  const i0 = Math.floor(f);
+  weight[0] = f - i0;
+  placePose(world, rig, rec, i0, i0 < last ? i0 + 1 : last, rot, head);
+}
+
+/**
+ * The pose between frames i0 and i1 at weight[0] (0: frame i0) on the rig's bones. At weight 0
+ * the frame's rotations are taken as they are (no slerp).
+ */
+function placePose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord, i0: number, i1: number, rot: Doubles, head: Doubles): void {
+  const { attach } = world.physik.Bone;
+  const track = rec.track;
+  const parent = rec.parent;
+  const n = rig.bones.length;
+  const u = weight[0]!;
   const L = track.local, q = rec.q;
   for (let i = 0; i < n; i++) {
-    slerp(q, 0, L, (i0 * n + i) * 4, L, (i1 * n + i) * 4, u);
+    const a = (i0 * n + i) * 4;
+    if (u === 0) { q[0] = L[a]!; q[1] = L[a + 1]!; q[2] = L[a + 2]!; q[3] = L[a + 3]!; }
+    else slerp(q, 0, L, a, L, (i1 * n + i) * 4);
     const o4 = i * 4, o3 = i * 3, p = parent[i]!;
     if (p < 0) {
       rot[o4] = q[0]!; rot[o4 + 1] = q[1]!; rot[o4 + 2] = q[2]!; rot[o4 + 3] = q[3]!;
@@ -115,6 +162,23 @@ export function samplePose(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRec
     head[o3 + 1] = head[p3 + 1]! + vy + pw * ty + (pz * tx - px * tz);
     head[o3 + 2] = head[p3 + 2]! + vz + pw * tz + (px * ty - py * tx);
   }
+}
+
+/**
+ * Bake the record's track: every frame's pose placed on the rig's bones once, so sampling at a
+ * frame (a capture at the clip's frame rate samples nothing else) is a copy. Skipped (false)
+ * for a track of more than MAX_BAKED_BONE_FRAMES bone-frames: it is then placed each time.
+ */
+export function bakeTrackPoses(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord): boolean {
+  const track = rec.track, n = rig.bones.length, F = track.frameCount;
+  const had = baked.get(track);
+  if (had !== undefined && had.bones === rig.bones) return true;
+  if (F * n > MAX_BAKED_BONE_FRAMES) return false;
+  const rot = new Float64Array(F * n * 4), head = new Float64Array(F * n * 3);
+  weight[0] = 0;
+  for (let f = 0; f < F; f++) placePose(world, rig, rec, f, f, rot.subarray(f * n * 4, (f + 1) * n * 4), head.subarray(f * n * 3, (f + 1) * n * 3));
+  baked.set(track, { rot, head, bones: rig.bones });
+  return true;
 }
 
 /** Control point cp's point on a pose (rot, head as sampleTrackPose writes them; bone index i), to out[o]. */

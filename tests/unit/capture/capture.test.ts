@@ -18,8 +18,10 @@ import { recordingToSourceGlb } from '../../../src/io/gltfSource';
 import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../../../src/capture/source';
 import { motionFromGltf } from '../../../src/capture/gltfMotion';
 import { bindClip } from '../../../src/capture/bind';
-import { attachClip, captureClip, captureSettings, type CaptureOptions, type CaptureResult } from '../../../src/capture/capture';
+import { attachClip, captureClip, captureSettings, detachClip, type CaptureHandle, type CaptureOptions, type CaptureResult } from '../../../src/capture/capture';
 import { poseDriveOf } from '../../../src/world/clipPose';
+import { clipJointRanges } from '../../../src/capture/limits';
+import { getJointLimits } from '../../../src/core';
 import type { RigDescription } from '../../../src/world/types';
 
 const fixtures = join(__dirname, '../../fixtures/external');
@@ -32,12 +34,14 @@ beforeAll(() => {
   clip = dropReferenceFrame(motionFromBvh(walkText, walkFile));
 });
 
-function capture(rig: RigDescription, options: CaptureOptions, source = clip): { result: CaptureResult; height: number; world: ReturnType<typeof createPhysikWorld>; rig: number } {
+interface Captured { result: CaptureResult; height: number; world: ReturnType<typeof createPhysikWorld>; rig: number; handle: CaptureHandle }
+
+function capture(rig: RigDescription, options: CaptureOptions, source = clip): Captured {
   const world = createPhysikWorld();
   const { rig: r } = addRig(world, { rig, settings: captureSettings(source.fps) });
   const bound = bindClip(world, r, source);
   const handle = attachClip(world, r, bound.track, options);
-  return { result: captureClip(world, handle), height: world.physik.Rig.height[r]!, world, rig: r };
+  return { result: captureClip(world, handle), height: world.physik.Rig.height[r]!, world, rig: r, handle };
 }
 
 const walkRig = (template: 'humanoid' | 'none') => importBvh(walkText, walkFile, { motion: false, template }).scene.rig;
@@ -78,7 +82,7 @@ describe('capture of the CMU walk', () => {
     test('the marked points stay within 2 cm × (height / 1.7 m) of the clip', () => {
       const { stats } = run.result;
       expect(stats.markers.map((m) => m.bone)).toEqual(MARKED);
-      // measured: 0.58%, 0.22%, 0.39%, 0.58%, 0.79% of the height (the bound is 1.18%)
+      // measured: 0.92%, 0.22%, 0.39%, 0.58%, 0.82% of the height (the bound is 1.18%)
       for (const m of stats.markers) {
         expect(m.max, m.bone).toBeLessThan(0.02 / 1.7);
         expect(m.mean, m.bone).toBeLessThanOrEqual(m.max);
@@ -88,18 +92,61 @@ describe('capture of the CMU walk', () => {
     test('the other bones move on their own: the largest difference from the clip is reported and not zero', () => {
       const { free } = run.result.stats;
       expect(MARKED).not.toContain(free.bone);
-      expect(free.max).toBeGreaterThan(0.01); // measured: 0.144 × height (a toe)
+      expect(free.max).toBeGreaterThan(0.01); // measured: 0.134 × height (a toe)
       expect(free.max).toBeLessThan(1);
     });
 
-    test('finite, and its limit violation is measured every step', () => {
+    test('the limits the clip itself passes are widened to its range and listed', () => {
+      // the template's elbows allow ±5° out of the hinge plane; the walk's go to 36° and 27°
+      const widened = Object.fromEntries(run.handle.widenedLimits.map((w) => [`${w.bone} ${w.axis}`, w]));
+      expect(widened['LeftForeArm z']).toMatchObject({ from: [-5, 5], to: [-5, 36] });
+      expect(widened['RightForeArm z']).toMatchObject({ from: [-5, 5], to: [-28, 5] });
+      expect(widened['LeftHand y']).toMatchObject({ from: [-20, 20], to: [-30, 20] });
+      // every limited axis now holds the clip's every frame; the ones the clip keeps to are the template's
+      const { world, rig } = run;
+      const record = world.physik.rigs.find((r) => r.eid === rig)!;
+      const { lo, hi } = clipJointRanges(world, rig, poseDriveOf(world, rig)!.track);
+      const template = walkRig('humanoid');
+      record.boneNames.forEach((name, i) => {
+        if (i === 0) return;
+        const now = getJointLimits(world, rig, name);
+        const was = template.bones.find((b) => b.name === name)!.limits ?? {};
+        (['x', 'y', 'z'] as const).forEach((axis, a) => {
+          const l = now[axis];
+          if (l === 'free') return;
+          if (!widened[`${name} ${axis}`]) expect(l, `${name} ${axis}`).toEqual(was[axis]);
+          if (l[0] === l[1] && name.endsWith('HipJoint')) return; // welds: the clip keeps them (within rounding)
+          expect(lo[i * 3 + a]! * 180 / Math.PI, `${name} ${axis}`).toBeGreaterThanOrEqual(l[0]);
+          expect(hi[i * 3 + a]! * 180 / Math.PI, `${name} ${axis}`).toBeLessThanOrEqual(l[1]);
+        });
+      });
+    });
+
+    test('finite, and every limit holds to within a few degrees', () => {
       const { stats } = run.result;
       expect(stats.finite).toBe(true);
       expect(Number.isFinite(stats.maxLimitViolationDeg)).toBe(true);
-      // measured: 7.7° (the clip itself passes the template's limits by up to 31°)
-      expect(stats.maxLimitViolationDeg).toBeLessThan(15);
+      // measured: 3.2° (the free toes flung against their limits by the marked feet; the goal
+      // is 2°, see docs/capture.md); 7.7° before the limits took the clip's range
+      expect(stats.maxLimitViolationDeg).toBeLessThan(4);
       const rotations = run.result.recording.rotations;
       for (let k = 0; k < run.result.recording.frameCount * 31 * 4; k++) expect(Number.isFinite(rotations[k]!)).toBe(true);
+    });
+
+    test('detaching puts the limits back; with limits "keep" they are left as they are', () => {
+      const world = createPhysikWorld();
+      const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+      const names = world.physik.rigs[0]!.boneNames.slice(1);
+      const before = names.map((b) => getJointLimits(world, rig, b));
+      const track = bindClip(world, rig, clip).track;
+      const fitted = attachClip(world, rig, track, { markers: worldMarkers });
+      expect(fitted.widenedLimits.length).toBeGreaterThan(0);
+      expect(getJointLimits(world, rig, 'LeftForeArm').z).toEqual([-5, 36]);
+      detachClip(world, rig);
+      expect(names.map((b) => getJointLimits(world, rig, b))).toEqual(before);
+      const kept = attachClip(world, rig, track, { markers: worldMarkers, limits: 'keep' });
+      expect(kept.widenedLimits).toEqual([]);
+      expect(names.map((b) => getJointLimits(world, rig, b))).toEqual(before);
     });
 
     test('deterministic: a second run records the same bits', () => {

@@ -26,6 +26,7 @@ describe('physik capture', () => {
     expect(r.out).toMatch(/time\s+[\d.]+ s, \d+× real time/);
     for (const bone of markers.split(',')) expect(r.out).toMatch(new RegExp(`\\n\\s+${bone}\\s+[\\d.e-]+\\s+[\\d.e-]+`));
     expect(r.out).toMatch(/free bones\s+largest difference from the clip [\d.]+ × height \(\w+\)/);
+    expect(r.out).toMatch(/limits widened to the clip's range[^\n]*\n(\s+\w+ [xyz] \[.*\n)*\s+LeftForeArm z \[-5, 5\] → \[-5, 36\]/);
     const text = readFileSync(out, 'utf8');
     const source = readFileSync(walk, 'utf8');
     // the source's HIERARCHY as written (its line breaks aside) and its frame time
