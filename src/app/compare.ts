@@ -15,7 +15,7 @@ import {
   setControlPointActive, setSettings, setTarget, step, type PhysikWorld,
 } from '../core';
 import { findRig } from '../world/world';
-import type { RigDescription, Settings } from '../scene/types';
+import type { RigDescription, Settings, StartPose } from '../scene/types';
 import type { RigRef } from './edits';
 import { applyFeel, setTargetNow, type Feel } from './feel';
 
@@ -35,11 +35,11 @@ export interface Comparison {
 const scratch = new Float64Array(3);
 
 /** Build the ghost for `main` (currently described by `rig`) solved by `solver`. Throws on an unknown solver. */
-export function createComparison(main: RigRef, rig: RigDescription, solver: string): Comparison {
+export function createComparison(main: RigRef, rig: RigDescription, solver: string, start?: StartPose): Comparison {
   const world = createPhysikWorld();
   const mainRecord = () => findRig(main.world, main.rig);
   const controlPoints = Array.from(mainRecord().controlPoints, (cp) => describeControlPoint(main.world, cp));
-  const handle = addRig(world, { rig, controlPoints, settings: { ...getSettings(main.world, main.rig), solver } });
+  const handle = addRig(world, { rig, controlPoints, settings: { ...getSettings(main.world, main.rig), solver }, ...(start ? { start } : {}) });
   const ghost = findRig(world, handle.rig);
   const { ControlPoint } = world.physik;
   const M = main.world.physik.ControlPoint;

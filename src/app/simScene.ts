@@ -25,7 +25,7 @@ export { CROWD_MAX };
 /** Add the scene's rig; its entity id. Throws (nothing added) when the scene is refused. */
 export function addSceneRig(world: PhysikWorld, scene: Scene, solver?: string): number {
   return addRig(world, {
-    rig: scene.rig, controlPoints: scene.controlPoints, script: scene.script,
+    rig: scene.rig, controlPoints: scene.controlPoints, script: scene.script, ...(scene.start ? { start: scene.start } : {}),
     settings: { ...scene.settings, ...(solver ? { solver } : {}) },
   }).rig;
 }

@@ -47,7 +47,7 @@ import { runBatch, defaultWorkers, cpuCount, expectFailures, type BatchResult } 
 async function recordCommand(scene: Scene, args: Parsed, out: (s: string) => void): Promise<number> {
   const world = createPhysikWorld();
   const settings = { ...scene.settings, ...(args.solver ? { solver: args.solver } : {}) };
-  const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script });
+  const { rig } = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script, ...(scene.start ? { start: scene.start } : {}) });
   // without --steps: 10 s of simulated time (bounds.ts's RECORD_SECONDS), whatever the scene's steps
   const { steps } = stepsOf(scene, { command: 'record', steps: args.steps });
   const rec = recordSteps(world, rig, steps, { fps: args.fps ?? 30 });

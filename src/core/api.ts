@@ -6,15 +6,14 @@
 import { findRig, type PhysikWorld, type RigRecord, type SettleListener } from '../world/world';
 import { wakeRig } from '../world/wake';
 import { setTargetOf, setActiveOf } from '../world/targets';
-import { applyDerivedSettings, attachmentPoint, centreOfMass, resetRigMetrics } from './rig';
-import { forwardKinematicsOf } from '../world/forwardKinematics';
+import { applyDerivedSettings, attachmentPoint, centreOfMass, placeAtStart, resetRigMetrics } from './rig';
 import { measureDiagnostics } from '../../systems/metrics';
 import { statusNames, type SolveStatus } from '../../components';
 import { settingsPatchSchema } from './validation/schema';
 import { issuesFromZod, SceneError } from './validation/parse';
 import { checkSettingsLimits, checkStructure } from './validation/check';
 import type { Settings } from '../world/types';
-import { quatMulConjA, quatRotate } from '../math/quat';
+import { quatMulConjA } from '../math/quat';
 import { copyDoubles } from '../../components/doubles';
 
 function rigOfControlPoint(world: PhysikWorld, cp: number): RigRecord {
@@ -194,24 +193,14 @@ export function readMetrics(world: PhysikWorld, rig: number): RigMetrics {
 }
 
 /**
- * Put a rig back as it was added: rest pose, zero velocities and joint forces, targets and
- * active flags as added, script from the start, metrics cleared. Stepping afterwards gives
- * the same results as a fresh world.
+ * Put a rig back as it was added: its starting pose (a scene's `start`, else the rest pose),
+ * zero velocities and joint forces, targets and active flags as added, script from the start,
+ * metrics cleared. Stepping afterwards gives the same results as a fresh world.
  */
 export function resetRig(world: PhysikWorld, rig: number): void {
   const record = findRig(world, rig);
-  const { Bone, ControlPoint, Rig } = world.physik;
-  for (const b of record.bones) {
-    copyDoubles(Bone.rot, b * 4, Bone.restWorld, b * 4, 4);
-    Bone.angVel.fill(0, b * 3, b * 3 + 3);
-    Bone.vel.fill(0, b * 3, b * 3 + 3);
-    Bone.jointForce.fill(0, b * 3, b * 3 + 3);
-  }
-  // a floating root is placed by its centre: the rest head plus half the rest axis
-  const root = record.bones[0]!;
-  quatRotate(Bone.centre, root * 3, Bone.rot, root * 4, 0, 0.5 * Bone.length[root]!, 0);
-  for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] = Bone.centre[root * 3 + a]! + Rig.pin[rig * 3 + a]!;
-  forwardKinematicsOf(world, record);
+  const { ControlPoint, Rig } = world.physik;
+  placeAtStart(world, record);
   record.controlPoints.forEach((cp, i) => {
     copyDoubles(ControlPoint.target, cp * 3, record.initialTargets, i * 3, 3);
     copyDoubles(ControlPoint.effective, cp * 3, record.initialTargets, i * 3, 3);

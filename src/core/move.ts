@@ -71,7 +71,7 @@ function turn(q: Doubles, o: number, rx: number, ry: number, rz: number, rw: num
 
 /**
  * Move rig `rig` by the rigid motion p ↦ R p + t: `rotation` is R as a quaternion (x, y, z, w;
- * normalised here), `translation` is t. Moves the rest pose (what resetRig returns to), the
+ * normalised here), `translation` is t. Moves the rest and starting poses (what resetRig returns to), the
  * pose, velocities and the joint solve's warm start, the pin of a pinned root, every control
  * point's target (also as added, for reset) and the targets of its script's moves. Limits and
  * attachment offsets are relative and need no change; the rest rotations relative to the
@@ -100,6 +100,7 @@ export function moveRig(world: PhysikWorld, rig: number, rotation: ArrayLike<num
   for (const cp of record.controlPoints) far = Math.max(far, movedMax(ControlPoint.target, cp * 3, t), movedMax(ControlPoint.effective, cp * 3, t));
   for (let i = 0; i < record.initialTargets.length; i += 3) far = Math.max(far, movedMax(record.initialTargets, i, t));
   for (const ev of record.script) if (ev.target) far = Math.max(far, movedMax(ev.target, 0, t));
+  if (record.start) far = Math.max(far, movedMax(record.start, 4 * record.bones.length, t));
   if (!(far <= MAX_MAGNITUDE)) throw new Error(`moveRig: the move takes rig "${record.name}" beyond ±${MAX_MAGNITUDE} (${far})`);
 
   for (const b of record.bones) {
@@ -127,6 +128,12 @@ export function moveRig(world: PhysikWorld, rig: number, rotation: ArrayLike<num
     apply(ControlPoint.springForce, c3, t, 0);
   }
   for (let i = 0; i < record.initialTargets.length; i += 3) apply(record.initialTargets, i, t, 1);
+  if (record.start) {
+    // the starting pose too (what resetRig returns to): every rotation turned, the root's centre moved
+    const n = record.bones.length;
+    for (let i = 0; i < n; i++) turn(record.start, 4 * i, rx, ry, rz, rw);
+    apply(record.start, 4 * n, t, 1);
+  }
   apply(Rig.pin, rig * 3, t, 1);
   apply(Rig.centreOfMass, rig * 3, t, 1);
   // every event, played ones too (resetRig plays them again); moved copies, since the events

@@ -4,9 +4,10 @@
  */
 import { addEntity, addComponent, removeEntity } from 'bitecs';
 import { ensureCapacity } from '../../components';
-import { quatFromDirectionRoll, quatMulConjA, quatRotate } from '../math/quat';
+import { quatFromDirectionRoll, quatMul, quatMulConjA, quatRotate } from '../math/quat';
 import { parseScene } from './validation/parse';
 import type { ControlPointDescription, RigDescription, ScriptEvent, Settings } from '../world/types';
+import type { StartPose } from '../world/startPose';
 import type { PhysikWorld, RigRecord } from '../world/world';
 import { applyDerivedSettings } from '../world/derivedSettings';
 export { applyDerivedSettings, boneDamping, limitInertiaScale } from '../world/derivedSettings';
@@ -15,6 +16,7 @@ import { rigScale } from '../world/rigScale';
 import { attachmentPoint } from '../world/attachment';
 import { initControlPoint } from './controlPoints';
 import { copyDoubles } from '../../components/doubles';
+import { forwardKinematicsOf } from '../world/forwardKinematics';
 
 export { attachmentPoint };
 
@@ -25,6 +27,8 @@ export interface RigInput {
   controlPoints?: ControlPointDescription[];
   settings?: Partial<Settings>;
   script?: ScriptEvent[];
+  /** Starting pose (default: the rest pose); resetRig returns to it. */
+  start?: StartPose;
 }
 
 export interface RigHandle {
@@ -60,7 +64,10 @@ function newEntity(world: PhysikWorld): number {
 /** Validate a rig input as a scene file is validated (throws SceneError, naming `where`). */
 function parseInput(input: RigInput, where: string) {
   return parseScene(
-    { name: input.rig?.name ?? 'rig', rig: input.rig, controlPoints: input.controlPoints ?? [], settings: input.settings ?? {}, script: input.script ?? [] },
+    {
+      name: input.rig?.name ?? 'rig', rig: input.rig, controlPoints: input.controlPoints ?? [], settings: input.settings ?? {}, script: input.script ?? [],
+      ...(input.start !== undefined ? { start: input.start } : {}),
+    },
     where,
   );
 }
@@ -282,6 +289,7 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
     jointSlots: Int32Array.from(slots),
     controlPoints: cpEids,
     controlPointsVersion: 0,
+    start: null,
     initialTargets: new Float64Array(0), // filled once the control points are written
     initialActive: new Uint8Array(0),
     controlPointNames: scene.controlPoints.map((c) => c.name),
@@ -298,6 +306,12 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
       jointS: new Float64Array(jointEids.length * 6),
     },
   };
+  // the starting pose before the control points: a point without a target holds where it is in it
+  if (scene.start) {
+    record.start = startPoseData(world, record, scene.start);
+    placeAtStart(world, record);
+    centreOfMass(world, boneEids, rigEid);
+  }
   for (const [eid, bone, cp] of cpInits) initControlPoint(world, record, eid, bone, cp);
   record.initialTargets = Float64Array.from(Array.from(cpEids).flatMap((e) => [ControlPoint.target[e * 3]!, ControlPoint.target[e * 3 + 1]!, ControlPoint.target[e * 3 + 2]!]));
   record.initialActive = Uint8Array.from(cpEids, (e) => ControlPoint.active[e]!);
@@ -308,6 +322,56 @@ function buildRig(world: PhysikWorld, scene: ReturnType<typeof parseInput>, bone
     bones: byNameObject(byName),
     controlPoints: byNameObject(cpByName),
   };
+}
+
+/**
+ * The starting pose as resetRig keeps it (RigRecord.start): each bone's world rotation, the
+ * given one or its parent's turned by its rest rotation relative to it, then the root's
+ * centre (from the given head, else its rest head, and the root's rotation).
+ */
+function startPoseData(world: PhysikWorld, record: RigRecord, start: StartPose): Float64Array {
+  const { Bone } = world.physik;
+  const n = record.bones.length;
+  const data = new Float64Array(4 * n + 3);
+  const index = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const b = record.bones[i]!, p = Bone.parent[b]!;
+    index.set(b, i);
+    const given = start.bones[record.boneNames[i]!];
+    if (given) data.set(given, 4 * i);
+    else if (p < 0) copyDoubles(data, 4 * i, Bone.restWorld, b * 4, 4);
+    else quatMul(data, 4 * i, data, 4 * index.get(p)!, Bone.restLocal, b * 4);
+  }
+  const root = record.bones[0]!;
+  const head = start.head ?? [Bone.head[root * 3]!, Bone.head[root * 3 + 1]!, Bone.head[root * 3 + 2]!];
+  // the root's centre as forward kinematics places a pinned root's: head + R (0, L/2, 0)
+  quatRotate(data, 4 * n, data, 0, 0, 0.5 * Bone.length[root]!, 0);
+  for (let a = 0; a < 3; a++) data[4 * n + a] = head[a]! + data[4 * n + a]!;
+  return data;
+}
+
+/** Put the rig in its starting pose (RigRecord.start, or the rest pose), at rest. */
+export function placeAtStart(world: PhysikWorld, record: RigRecord): void {
+  const { Bone, Rig } = world.physik;
+  const start = record.start;
+  const n = record.bones.length;
+  for (let i = 0; i < n; i++) {
+    const b = record.bones[i]!;
+    if (start) copyDoubles(Bone.rot, b * 4, start, 4 * i, 4);
+    else copyDoubles(Bone.rot, b * 4, Bone.restWorld, b * 4, 4);
+    Bone.angVel.fill(0, b * 3, b * 3 + 3);
+    Bone.vel.fill(0, b * 3, b * 3 + 3);
+    Bone.jointForce.fill(0, b * 3, b * 3 + 3);
+  }
+  const root = record.bones[0]!;
+  if (start) {
+    copyDoubles(Bone.centre, root * 3, start, 4 * n, 3);
+  } else {
+    // a floating root is placed by its centre: the rest head plus half the rest axis
+    quatRotate(Bone.centre, root * 3, Bone.rot, root * 4, 0, 0.5 * Bone.length[root]!, 0);
+    for (let a = 0; a < 3; a++) Bone.centre[root * 3 + a] = Bone.centre[root * 3 + a]! + Rig.pin[record.eid * 3 + a]!;
+  }
+  forwardKinematicsOf(world, record);
 }
 
 export function resetRigMetrics(world: PhysikWorld, rig: number): void {

@@ -66,7 +66,9 @@ export function crowdOf(scene: Scene, count: number, options: CrowdOptions = {})
         script.push({ step: s, point: wanderer.name, target: shift(p, d) });
       }
     }
-    out.push({ rig, controlPoints, settings: scene.settings, script });
+    // a starting pose stands where the copy's root does
+    const start = scene.start && { ...scene.start, ...(scene.start.head ? { head: shift(scene.start.head, d) } : {}) };
+    out.push({ rig, controlPoints, settings: scene.settings, script, ...(start ? { start } : {}) });
   }
   return out;
 }

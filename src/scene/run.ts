@@ -170,7 +170,7 @@ export const STEADY_STEPS = 100;
 export function runScene(scene: Scene, options: RunOptions = {}): RunSummary {
   const settings = { ...scene.settings, ...options.settings };
   const world = createPhysikWorld();
-  const handle = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script });
+  const handle = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings, script: scene.script, ...(scene.start ? { start: scene.start } : {}) });
   const steps = options.steps ?? scene.steps;
   const { Bone } = world.physik;
   const secondary = (scene.secondaryBones ?? []).map((n) => handle.bones[n]!);

@@ -30,6 +30,12 @@ export interface RigRecord {
   controlPoints: Int32Array;
   /** Bumped whenever control points are added or removed (solvers' caches compare it). */
   controlPointsVersion: number;
+  /**
+   * The starting pose (a scene's `start`), what resetRig returns to instead of the rest pose:
+   * the world rotation of every bone in depth-first order (4 each), then the root's centre (3).
+   * Null: the rest pose.
+   */
+  start: Float64Array | null;
   /** Targets and active flags as added (restored by resetRig). */
   initialTargets: Float64Array;
   initialActive: Uint8Array;

@@ -169,6 +169,18 @@ export function checkReferences(data: unknown): SceneIssue[] {
     if (typeof m === 'string' && !markerNames.has(m)) add(['capture', 'script', i, 'marker'], `unknown marker "${m}" (markers: ${[...markerNames].join(', ') || 'none'})`);
   });
 
+  // a starting pose names bones; a pinned root's head stays on its pin
+  const start = field(data, 'start');
+  const startBones = field(start, 'bones');
+  if (isObject(startBones)) {
+    for (const key of Object.keys(startBones)) {
+      if (!boneIndex.has(key)) add(['start', 'bones', key], `unknown bone "${key}" ${known(boneIndex)}`);
+    }
+  }
+  if (field(start, 'head') !== undefined && field(field(data, 'rig'), 'root') === 'pinned') {
+    add(['start', 'head'], 'a pinned root stays on its pin (the root bone\'s head at rest): leave out start.head, or make the rig\'s root "floating"');
+  }
+
   const crowdPoint = field(field(data, 'crowd'), 'point');
   if (typeof crowdPoint === 'string' && !pointIndex.has(crowdPoint)) {
     add(['crowd', 'point'], `unknown control point "${crowdPoint}" ${known(pointIndex)}`);
@@ -380,7 +392,7 @@ export function checkLimits(data: unknown): SceneIssue[] {
     issues.push({ path: 'steps', message: `expected at most ${MAX_STEPS} steps, got ${steps}` });
   }
   issues.push(...checkMagnitudes(field(data, 'steps'), ['steps']));
-  for (const key of ['rig', 'controlPoints', 'script', 'crowd']) issues.push(...checkMagnitudes(field(data, key), [key]));
+  for (const key of ['rig', 'controlPoints', 'script', 'crowd', 'start']) issues.push(...checkMagnitudes(field(data, key), [key]));
   issues.push(...checkSettingsLimits(field(data, 'settings'), ['settings']));
   list(field(field(data, 'expect'), 'compare')).forEach((c, i) => {
     issues.push(...checkSettingsLimits(field(field(c, 'variant'), 'settings'), ['expect', 'compare', i, 'variant', 'settings']));

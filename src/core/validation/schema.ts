@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { Scene, Settings, Vec3Tuple } from '../../world/types';
+import type { QuatTuple } from '../../world/startPose';
 import { defaultSettings, settingEnums, settingRanges } from '../settings';
 
 /** Strict object (typos in keys are errors) whose unknown-key issue lists the allowed keys. */
@@ -160,6 +161,28 @@ const expectSchema = strict({
     .optional(),
 });
 
+/** How far from length 1 a starting pose's quaternion may be (hand-written ones are normalised). */
+export const QUAT_TOLERANCE = 1e-3;
+
+/**
+ * A unit quaternion [x, y, z, w]. One within 1e-12 of unit length (a saved pose) is kept as it
+ * is, bit for bit; one within QUAT_TOLERANCE is normalised; others are refused.
+ */
+const quat = z.tuple([num, num, num, num], { error: 'expected a quaternion [x, y, z, w] (4 numbers)' })
+  .refine((q) => Math.abs(Math.hypot(...q) - 1) <= QUAT_TOLERANCE, { error: `expected a unit quaternion [x, y, z, w] (length 1 within ${QUAT_TOLERANCE})` })
+  .transform((q): QuatTuple => {
+    const n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (Math.abs(n2 - 1) <= 1e-12) return [q[0], q[1], q[2], q[3]];
+    const n = Math.sqrt(n2);
+    return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+  });
+
+/** A rig's starting pose: the root's head and world rotations by bone name (check.ts checks the names). */
+const startSchema = strict({
+  head: vec3.optional(),
+  bones: nameRecord(quat).default(() => Object.create(null) as Record<string, QuatTuple>),
+});
+
 /** Most copies in a crowd (the sandbox's limit too). */
 export const CROWD_MAX = 1000;
 
@@ -205,6 +228,7 @@ export const sceneSchema: z.ZodType<Scene> = strict({
   settings: settingsPatchSchema.optional().transform((s) => withDefaultSettings(s)),
   steps: num.int().gte(0).default(400),
   script: z.array(scriptEventSchema).default(() => []),
+  start: startSchema.optional(),
   secondaryBones: z.array(name).optional(),
   crowd: crowdSchema.optional(),
   capture: captureSchema.optional(),
