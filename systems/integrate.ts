@@ -7,7 +7,8 @@
  * - explicit Euler (the paper): rotate by the old ω dt, then ω ← ω + α dt. It never settled
  *   on the humanoid (docs/physics.md); kept to reproduce the paper.
  * Angular damping mode 'halve' halves ω after the update (the original add-on). Welded bones
- * (welds.ts) take their parent's rotation and angular velocity.
+ * (welds.ts) take their parent's rotation and angular velocity, hinged bones (hinges.ts) the
+ * nearest their hinge allows.
  *
  * Divergence guard: if the joint solve diverged, any acceleration is non-finite, or the step
  * would turn a bone more than a quarter turn or move the root more than the rig's height (a
@@ -20,8 +21,8 @@
 import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { quatRotateByVector, quatMul } from '../src/math/quat';
-import { len3 } from '../src/math/vec3';
 import { weldsOf, weldsActive } from './welds';
+import { hingesOf, hingesActive, projectHinges } from './hinges';
 import { STATUS_DIVERGED } from '../components';
 
 export function integrate(world: PhysikWorld): void {
@@ -51,8 +52,9 @@ export function integrate(world: PhysikWorld): void {
     }
     if (finite && !Rig.pinned[rig.eid]) {
       const r3 = rig.bones[0]! * 3;
-      const speed = len3(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
-      if (speed > maxMove) fast = true;
+      const vx = vel[r3]! + acc[r3]! * dt, vy = vel[r3 + 1]! + acc[r3 + 1]! * dt, vz = vel[r3 + 2]! + acc[r3 + 2]! * dt;
+      // (written out: a call V8 does not inline here boxes its double arguments, an allocation)
+      if (vx * vx + vy * vy + vz * vz > maxMove * maxMove) fast = true;
     }
     if (!finite || (fast && !clamp)) {
       Rig.substeps[rig.eid] = 0; // refused: nothing written
@@ -67,7 +69,7 @@ export function integrate(world: PhysikWorld): void {
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       let nx = wx + angAcc[b3]! * dt, ny = wy + angAcc[b3 + 1]! * dt, nz = wz + angAcc[b3 + 2]! * dt;
       if (fast) {
-        const spin = len3(nx, ny, nz);
+        const spin = Math.sqrt(nx * nx + ny * ny + nz * nz);
         if (spin > maxTurn) { const f = maxTurn / spin; nx *= f; ny *= f; nz *= f; }
       }
       if (explicit) quatRotateByVector(rot, b * 4, wx * dt, wy * dt, wz * dt);
@@ -87,11 +89,15 @@ export function integrate(world: PhysikWorld): void {
         angVel[b * 3] = angVel[p * 3]!; angVel[b * 3 + 1] = angVel[p * 3 + 1]!; angVel[b * 3 + 2] = angVel[p * 3 + 2]!;
       }
     }
+    // hinged bones turn about their free axis only (hinges.ts)
+    const hinges = hingesOf(world, rig);
+    if (hinges.count > 0 && hingesActive(rig)) projectHinges(world, rig, hinges);
     const root = rig.bones[0]!, r3 = root * 3;
     if (!Rig.pinned[rig.eid]) {
       let f = 1;
       if (fast) {
-        const speed = len3(vel[r3]! + acc[r3]! * dt, vel[r3 + 1]! + acc[r3 + 1]! * dt, vel[r3 + 2]! + acc[r3 + 2]! * dt);
+        const vx = vel[r3]! + acc[r3]! * dt, vy = vel[r3 + 1]! + acc[r3 + 1]! * dt, vz = vel[r3 + 2]! + acc[r3 + 2]! * dt;
+        const speed = Math.sqrt(vx * vx + vy * vy + vz * vz);
         if (speed > maxMove) f = maxMove / speed;
       }
       for (let a = 0; a < 3; a++) {

@@ -30,6 +30,7 @@ import { exactJointForces } from './jointSolve/exact';
 import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './jointSolve/coupledCompliance';
 import { fastCoupledJointForces, fastAccelerations, fastCheck } from './jointSolve/coupledArticulated';
 import { weldsOf, weldsActive } from './welds';
+import { hingesOf, hingesActive } from './hinges';
 
 const tmp = new Float64Array(6);
 const vec = new Float64Array(3);
@@ -338,13 +339,15 @@ export function interJointSolve(world: PhysikWorld): void {
     let worst = 0;
     let status = STATUS_CONVERGED;
     if (s.interJoint === 'exact') {
-      // welded bones need the coupled solve's fast form (welds.ts), from the first step
-      const welds = weldsOf(world, rig);
-      const welding = welds.count > 0 && weldsActive(rig);
-      const coupling = welding ? limitCouplingOf(rig) : s.limitImplicit ? existingLimitCoupling(rig) : undefined;
+      // welded and hinged bones need the coupled solve's fast form (welds.ts, hinges.ts), from the first step
+      const welds = weldsOf(world, rig), hinges = hingesOf(world, rig);
+      const welding = welds.count > 0 && weldsActive(rig), hinging = hinges.count > 0 && hingesActive(rig);
+      const coupling = welding || hinging ? limitCouplingOf(rig) : s.limitImplicit ? existingLimitCoupling(rig) : undefined;
       if (coupling) {
         if (welding) coupling.welded.set(welds.flag);
         else if (welds.count > 0) coupling.welded.fill(0);
+        if (hinging) coupling.hingeAxis.set(hinges.axis);
+        else coupling.hingeAxis.fill(-1);
       }
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the

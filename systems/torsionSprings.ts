@@ -55,6 +55,7 @@ import { steppingRigs } from '../src/world/world';
 import { jointRotationVector } from '../src/world/jointRotation';
 import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './jointSolve/coupledCompliance';
 import { weldsOf, weldsActive } from './welds';
+import { hingesOf, hingesActive } from './hinges';
 
 const DEG = Math.PI / 180;
 /** Stiffness multiplier of a limit's spring past its hard-stop band (`limitHardStop`). */
@@ -231,6 +232,9 @@ export function torsionSprings(world: PhysikWorld): void {
     // a welded bone's limits are not springs: the weld holds it (welds.ts)
     const welds = weldsOf(world, rig);
     const welded = welds.count > 0 && weldsActive(rig) ? welds.flag : null;
+    // nor are a hinge's locked axes: the hinge holds them (hinges.ts); its free axis keeps its spring
+    const hinges = hingesOf(world, rig);
+    const hinged = hinges.count > 0 && hingesActive(rig) ? hinges.axis : null;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!;
       const b3 = b * 3;
@@ -243,6 +247,7 @@ export function torsionSprings(world: PhysikWorld): void {
         kUsed[b3] = 0; kUsed[b3 + 1] = 0; kUsed[b3 + 2] = 0;
         continue;
       }
+      const free = hinged !== null ? hinged[bi]! : -1;
       const p = parentOf[b]!, p3 = p * 3, pq = p * 4, bq = b * 4;
       const kappa = stiffnessOf[b]! >= 0 ? stiffnessOf[b]! : rigStiffness;
       // φ = jointRotationVector(b), written out (the same arithmetic in the same order, so the
@@ -299,7 +304,7 @@ export function torsionSprings(world: PhysikWorld): void {
       let tx = 0, ty = 0, tz = 0;
       for (let a = 0; a < 3; a++) {
         const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
-        const on = a === 0 ? on0 : a === 1 ? on1 : on2;
+        const on = (a === 0 ? on0 : a === 1 ? on1 : on2) && (free < 0 || a === free);
         // swing (x, z) or twist (y) stiffness; one expression: a ternary of two doubles was boxed
         const k = kappa * (absolute ? 1 : limitInertia[b * 2 + (a === 1 ? 1 : 0)]!);
         angle[b3 + a] = theta;

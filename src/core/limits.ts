@@ -11,6 +11,7 @@
  */
 import { findRig, type PhysikWorld, type RigRecord } from '../world/world';
 import { wakeRig } from '../world/wake';
+import { forgetHinges } from '../../systems/hinges';
 import type { AxisLimit, BoneDescription, RigDescription } from '../world/types';
 
 const DEG = Math.PI / 180;
@@ -89,6 +90,7 @@ export function setJointLimits(world: PhysikWorld, rig: number, bone: string, li
     L.min[b * 3 + a] = on ? l[0] * DEG : 0;
     L.max[b * 3 + a] = on ? l[1] * DEG : 0;
   });
+  forgetHinges(record); // (a joint may have become a hinge, or stopped being one)
   wakeRig(world, rig);
 }
 

@@ -41,6 +41,7 @@ export const defaultSettings: Readonly<Settings> = Object.freeze({
   gyroscopic: 'implicit',
   conservation: 'project',
   welds: true,
+  hinges: true,
   restSpeed: 1e-3,
   restLoad: 1e-3,
   solver: 'physik',
@@ -87,6 +88,7 @@ export const paperSettings: Partial<Settings> = Object.freeze({
   gyroscopic: 'explicit',
   conservation: 'none',
   welds: false,
+  hinges: false,
 } satisfies Partial<Settings>);
 
 /**

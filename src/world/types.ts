@@ -158,6 +158,8 @@ export interface Settings {
   conservation: 'project' | 'none';
   /** A joint locked on all three axes is a weld (one rigid body with its parent), not a stiff spring (systems/welds.ts). */
   welds: boolean;
+  /** A joint locked at 0° on two axes is a hinge (one degree of freedom, exact), not a ball held by two stiff springs (systems/hinges.ts). */
+  hinges: boolean;
   /** Rest detection: the rig is at rest when every bone end moves slower than this × height per second. */
   restSpeed: number;
   /**

@@ -41,10 +41,10 @@ import type { Doubles } from '../../components/doubles';
  */
 export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
   const { Bone, Rig } = world.physik;
-  const { head, angVel, jointForce } = Bone;
+  const { head, angVel, jointForce, rot } = Bone;
   const { bones, childStart, childIndex } = rig;
   bindSweep(coupling);
-  const { A, g, u, tau, parentIndex, K, Dinv, zeta, welded } = coupling;
+  const { A, g, u, tau, parentIndex, K, Dinv, zeta, welded, hingeAxis } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
 
@@ -54,11 +54,11 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   for (let i = n - 1; i >= 0; i--) {
     loadBodyAtHead(Bone, A, g, bones[i]!, i, on);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
-      if (!foldChild(head, angVel, on, coupling, rig, i, childIndex[k]!)) return false;
+      if (!foldChild(head, angVel, rot, on, coupling, rig, i, childIndex[k]!)) return false;
     }
   }
   A.fill(0, n * 36, n * 36 + 21); g.fill(0, n * 6, n * 6 + 6);
-  if (!foldChild(head, angVel, on, coupling, rig, -1, 0)) return false;
+  if (!foldChild(head, angVel, rot, on, coupling, rig, -1, 0)) return false;
 
   // Down: the root's head moves as the world lets it, a = 0 when pinned, else P a = pᵃ_lin (no
   // force at a free head); then every bone from its parent's motion (the root's: the world's).
@@ -109,6 +109,14 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     if (welded[i] === 1) {
       // the torque that holds a weld: the angular rows of A w − g, −s (q̈ = 0)
       tau[i * 3] = -s0; tau[i * 3 + 1] = -s1; tau[i * 3 + 2] = -s2;
+      continue;
+    }
+    if (hingeAxis[i]! >= 0) {
+      // the torque that holds a hinge, with its free axis' spring: the angular rows of A w − g,
+      // A22 q̈ − s (its part along the free axis is −k q̈)
+      tau[i * 3] = a22xx * q0 + a22xy * q1 + a22xz * q2 - s0;
+      tau[i * 3 + 1] = a22xy * q0 + a22yy * q1 + a22yz * q2 - s1;
+      tau[i * 3 + 2] = a22xz * q0 + a22yz * q1 + a22zz * q2 - s2;
       continue;
     }
     // τ = −K q̈ (the root's K is zero: it has no joint above it)
@@ -255,10 +263,11 @@ function pointAcceleration(acc: Doubles, angAcc: Doubles, angVel: Doubles, b3: n
  * ζ of j for the way down. A welded child (coupling.welded) is the limit K → ∞: it turns with
  * its parent, so its whole inertia is folded in, Iᵃ = A_j and pᵃ = g_j. False when D is singular.
  */
-function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
+function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
   const { K, A, g, Dinv, zeta } = coupling;
   const world = i < 0, b3 = world ? 0 : rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
   const welded = !world && coupling.welded[j] === 1;
+  const hinge = world ? -1 : coupling.hingeAxis[j]!;
   // the lever from the parent's head to this one, and ζ = ω_b×(ω_b×r)
   const rx = world ? 0 : head[c3]! - head[b3]!, ry = world ? 0 : head[c3 + 1]! - head[b3 + 1]!, rz = world ? 0 : head[c3 + 2]! - head[b3 + 2]!;
   let zx = 0, zy = 0, zz = 0;
@@ -286,6 +295,40 @@ function foldChild(head: Doubles, angVel: Doubles, on: boolean, coupling: LimitC
     hx = gx - (N00 * zx + N10 * zy + N20 * zz);
     hy = gy - (N01 * zx + N11 * zy + N21 * zz);
     hz = gz - (N02 * zx + N12 * zy + N22 * zz);
+  } else if (hinge >= 0) {
+    // one free axis s (the child's, in the world): D⁺ = s sᵀ / (sᵀ (A22 + K) s) in place of D⁻¹, and
+    // with U = (A12 s, A22 s) the subtree passes Iᵃ = A − U Uᵀ / d, pᵃ = g − U (sᵀ g_ang) / d
+    const q = rig.bones[j]! * 4, x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
+    let sx: number, sy: number, sz: number;
+    if (hinge === 0) { sx = 1 - 2 * (y * y + z * z); sy = 2 * (x * y + z * w); sz = 2 * (x * z - y * w); }
+    else if (hinge === 1) { sx = 2 * (x * y - z * w); sy = 1 - 2 * (x * x + z * z); sz = 2 * (y * z + x * w); }
+    else { sx = 2 * (x * z + y * w); sy = 2 * (y * z - x * w); sz = 1 - 2 * (x * x + y * y); }
+    const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
+    const vx = a22xx * sx + a22xy * sy + a22xz * sz, vy = a22xy * sx + a22yy * sy + a22yz * sz, vz = a22xz * sx + a22yz * sy + a22zz * sz;
+    const ks = K[j6]! * sx * sx + K[j6 + 3]! * sy * sy + K[j6 + 5]! * sz * sz + 2 * (K[j6 + 1]! * sx * sy + K[j6 + 2]! * sx * sz + K[j6 + 4]! * sy * sz);
+    const d = sx * vx + sy * vy + sz * vz + ks;
+    if (!(d > 0 && Number.isFinite(d))) return false;
+    const id = 1 / d;
+    const o9 = j * 9;
+    Dinv[o9] = sx * sx * id; Dinv[o9 + 1] = sx * sy * id; Dinv[o9 + 2] = sx * sz * id;
+    Dinv[o9 + 3] = sy * sy * id; Dinv[o9 + 4] = sy * sz * id; Dinv[o9 + 5] = sz * sz * id;
+    const b00 = A[a + 6]!, b01 = A[a + 7]!, b02 = A[a + 8]!, b10 = A[a + 9]!, b11 = A[a + 10]!, b12 = A[a + 11]!, b20 = A[a + 12]!, b21 = A[a + 13]!, b22 = A[a + 14]!;
+    const ux = b00 * sx + b01 * sy + b02 * sz, uy = b10 * sx + b11 * sy + b12 * sz, uz = b20 * sx + b21 * sy + b22 * sz;
+    const uxd = ux * id, uyd = uy * id, uzd = uz * id, vxd = vx * id, vyd = vy * id, vzd = vz * id;
+    pxx = A[a]! - ux * uxd; pxy = A[a + 1]! - ux * uyd; pxz = A[a + 2]! - ux * uzd;
+    pyy = A[a + 3]! - uy * uyd; pyz = A[a + 4]! - uy * uzd; pzz = A[a + 5]! - uz * uzd;
+    N00 = b00 - ux * vxd; N01 = b01 - ux * vyd; N02 = b02 - ux * vzd;
+    N10 = b10 - uy * vxd; N11 = b11 - uy * vyd; N12 = b12 - uy * vzd;
+    N20 = b20 - uz * vxd; N21 = b21 - uz * vyd; N22 = b22 - uz * vzd;
+    Qxx = a22xx - vx * vxd; Qxy = a22xy - vx * vyd; Qxz = a22xz - vx * vzd;
+    Qyy = a22yy - vy * vyd; Qyz = a22yz - vy * vzd; Qzz = a22zz - vz * vzd;
+    const sg = sx * gx + sy * gy + sz * gz;
+    lx = g[j6]! - uxd * sg - (pxx * zx + pxy * zy + pxz * zz);
+    ly = g[j6 + 1]! - uyd * sg - (pxy * zx + pyy * zy + pyz * zz);
+    lz = g[j6 + 2]! - uzd * sg - (pxz * zx + pyz * zy + pzz * zz);
+    hx = gx - vxd * sg - (N00 * zx + N10 * zy + N20 * zz);
+    hy = gy - vyd * sg - (N01 * zx + N11 * zy + N21 * zz);
+    hz = gz - vzd * sg - (N02 * zx + N12 * zy + N22 * zz);
   } else {
     const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
     const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;

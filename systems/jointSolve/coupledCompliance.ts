@@ -60,6 +60,8 @@ export interface LimitCoupling {
   parentIndex: Int32Array;
   /** 1 for a bone welded to its parent this step (welds.ts; the fast form folds it in whole), by depth-first index. */
   welded: Uint8Array;
+  /** The free axis (0-2) of a bone hinged to its parent this step (hinges.ts), −1 for any other, by depth-first index. */
+  hingeAxis: Int8Array;
   A: number[]; // 36 per bone
   g: number[]; // 6 per bone
   M: Float64Array; // 18 per bone (3×6)
@@ -119,7 +121,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n),
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };

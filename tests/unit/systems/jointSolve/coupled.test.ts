@@ -25,12 +25,13 @@ const rigs: Record<string, () => RigInput> = {
     rig: { name: 'chain', root: 'pinned', bones: chainBones(6, { length: 0.4, limits: { x: [-10, 10], y: [0, 0], z: [-10, 10] } }) },
     controlPoints: [{ name: 'tip', bone: 'b5', target: [2, -0.5, 0.4] }],
   }),
-  // (its locked collarbones and hips as springs here, welds off: the coupling law is the subject;
-  // welds have their own tests, tests/unit/systems/welds.test.ts)
+  // (its locked collarbones and hips, and its knees' and elbows' locked axes, as springs here,
+  // welds and hinges off: the coupling law is the subject; they have their own tests,
+  // tests/unit/systems/welds.test.ts and hinges.test.ts)
   'humanoid-like tree pulled far': () => ({
     rig: { name: 'humanoid', bones: humanoidBones() },
     controlPoints: humanoidControlPoints().map((cp, i) => (i === 0 ? { ...cp, target: [4, 3, 1] as V3 } : cp)),
-    settings: { welds: false },
+    settings: { welds: false, hinges: false },
   }),
 };
 
