@@ -5,6 +5,7 @@ import { table, fixed as f } from './stats';
 import { chainInput, treeInput, humanoidInput, crowdInputs } from './rigs';
 import { countAllocations, allocationSources, type AllocationCount, type AllocationSource, type Windowed } from './alloc';
 import { build, log } from './building';
+import { walkCapture } from './capture';
 
 export interface AllocRow { name: string; count: AllocationCount; sources: AllocationSource[] }
 
@@ -24,6 +25,14 @@ export async function allocSection(): Promise<AllocRow[]> {
     const snaps = rigs.map((r) => createSnapshot(world, r));
     return [`crowd of ${n} humanoids (whole world)`, { prepare: () => rigs.forEach((r, i) => restoreRig(world, r, snaps[i]!)), run: () => step(world, steps), steps }];
   };
+  // a capture (capture.ts): the steps with a clip playing, its markers and drives, and the
+  // capture's measure after each step; windows from step 100, the clip going on past them
+  const capture = (): [string, Windowed] => {
+    const { world, rig: r } = walkCapture(600);
+    step(world, 100);
+    const snap = createSnapshot(world, r);
+    return ['capture of the CMU walk (31 joints, markers on hips, hands, feet)', { prepare: () => restoreRig(world, r, snap), run: () => step(world, steps), steps }];
+  };
   const cases: [string, Windowed][] = [
     rig('humanoid exact (default)', humanoidInput()),
     // the same steps' cost without the target move each window starts with (the script's one
@@ -33,6 +42,7 @@ export async function allocSection(): Promise<AllocRow[]> {
     rig('chain 100 exact', chainInput(100, 200)),
     rig('tree 100 exact', treeInput(100, 200)),
     crowd(10),
+    capture(),
     ...['fabrik', 'ccd', 'jacobianTranspose', 'dls', 'massSpring', 'twoBone', 'triangle', 'bezier'].map((solver) => rig(`humanoid ${solver}`, humanoidInput(), { solver })),
   ];
   for (const [name, w] of cases) {

@@ -34,10 +34,11 @@
  *  memory  Bytes of component storage per bone (layouts, and what the stores of the largest
  *          chain actually hold), and the rig's solver scratch per bone.
  *  capture A 60 s mocap take at 120 Hz on a 31-joint skeleton captured with markers (capture.ts):
- *          wall time and the rate against real time.
+ *          CPU time (the least of 5 rounds) and the rate against real time, the steps the
+ *          coupled solve took again in its accurate form, and the CPU time by source file.
  *  alloc   Bytes allocated per step (alloc.ts: used-heap growth over windows no garbage
  *          collection overlapped), for the humanoid under PhysIK (both solves) and under every
- *          kinematic solver, a chain, a tree and a crowd; with the allocating functions
+ *          kinematic solver, a chain, a tree, a crowd and a capture; with the allocating functions
  *          (sampling heap profiler) where a case allocates.
  *
  * A rig that cannot be built (a RangeError from the builder) is skipped with the reason printed.
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
   const crowd = want('crowd') ? crowdSection() : null;
   const alloc = want('alloc') ? await allocSection() : null;
   if (want('capture')) log('capture ...');
-  const capture = want('capture') ? captureBench() : null;
+  const capture = want('capture') ? await captureBench() : null;
   const peers = want('peers') ? await runPeers((s) => log(`peers: ${s}`)) : null;
   const rapier = want('rapier') ? await rapierSection(stepSec) : null;
   const humanoidExact = stepSec?.cases.find((r) => r.name === 'humanoid exact' && !r.skipped)?.usPerStep.median;
