@@ -23,7 +23,7 @@ import {
   setScript, setSettings, setTarget, step,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
-import type { Scene, Settings } from '../scene/types';
+import type { Scene, ScriptEvent, Settings } from '../scene/types';
 import { createBoneGrabber } from './grab';
 import { createUndoable, pointNamed, type PendingStep } from './edits';
 import { createComparison, type Comparison } from './compare';
@@ -103,6 +103,28 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
   let rapierCall = 0, rapierMs = 0;
   let rapierPlacement: RapierPlacement = 'overlaid';
   let timeline: Timeline | null = null;
+  /** The key selected on the timeline (by point and step: indices change as the script does). */
+  let selectedKey: { point: string; step: number } | null = null;
+  // (while its point stays selected: a click on another handle leaves the key)
+  const keyIndex = () => (selectedKey === null || selection.name !== selectedKey.point ? -1
+    : record().script.findIndex((e) => e.target && e.point === selectedKey!.point && e.step === selectedKey!.step));
+  /** The key at `index` of the script; throws when there is none. */
+  const keyAt = (index: number) => {
+    const ev = record().script[index];
+    if (!ev?.target) throw new Error(`no key at index ${index} of the script (it has ${record().script.length} events)`);
+    return ev;
+  };
+  const scene = { dt: 0, step: 0, script: [] as readonly ScriptEvent[], frameSteps: null as ArrayLike<number> | null, selectedKey: -1 };
+  /** What the timeline shows beside the take (one object, updated in place). */
+  function timelineScene() {
+    const rig = core.rig;
+    scene.dt = getSettings(world, rig).dt;
+    scene.step = world.physik.Rig.step[rig]!;
+    scene.script = record().script;
+    scene.frameSteps = sandbox.recorder.recording?.steps ?? null;
+    scene.selectedKey = keyIndex();
+    return scene;
+  }
 
   /** One step; false (paused, the reason shown) when a system throws, e.g. a solver that cannot pose the rig. */
   const stepOnce = (): boolean => {
@@ -167,6 +189,14 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       for (const text of [label, x, y]) tr.insertCell().textContent = text;
     }
     compareBox.append(table);
+  }
+
+  /** During playback, which recorded frame the rig shows (the rest of the line is the live simulation's, paused). */
+  function playbackStatus(): string {
+    const st = sandbox.recorder.state, rec = sandbox.recorder.recording;
+    if (st.mode !== 'playback' || !rec || rec.frameCount === 0) return '';
+    const f = Math.min(st.frame, rec.frameCount - 1);
+    return ` · showing recorded frame ${f + 1}/${rec.frameCount} (step ${rec.steps[f]}, ${rec.times[f]!.toFixed(2)} s into the take)`;
   }
 
   /** The Rapier ghost's part of the status line. */
@@ -246,7 +276,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     if (solver !== null && !solverNames.includes(solver)) {
       throw new Error(`unknown solver "${solver}" to compare with (have: ${solverNames.join(', ')})`);
     }
-    compare = solver === null ? null : createComparison(ref, core.scene.rig, solver);
+    compare = solver === null ? null : createComparison(ref, core.scene.rig, solver, core.scene.start);
     ghostMs = 0;
     view.setGhost(compare ? compare.world : null);
     writeCompare();
@@ -319,6 +349,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       undoable.run(`move ${name}`, () => setTarget(world, cp, to));
     },
     deleteSelected() {
+      if (keyIndex() >= 0) { sandbox.deleteKey(keyIndex()); return; }
       const name = selection.name;
       if (name === null) return;
       selection.select(null);
@@ -346,6 +377,30 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       if (name === undefined) throw new Error('no point selected: click a handle first');
       const kept = getScript(world, core.rig).filter((e) => !(e.point === name && e.target));
       undoable.run(`delete keys of ${name}`, () => setScript(world, core.rig, kept));
+      core.changed();
+    },
+    get selectedKey() { return keyIndex(); },
+    selectKey(index) {
+      selectedKey = index < 0 ? null : { point: keyAt(index).point, step: keyAt(index).step };
+      if (selectedKey) selection.select(selectedKey.point); // its handle too
+    },
+    moveKey(index, to) {
+      const ev = keyAt(index);
+      if (!(Number.isInteger(to) && to >= 0)) throw new Error(`a key's step must be a whole number from 0, got ${to}`);
+      if (to === ev.step) return;
+      // a key of the same point at the new step is replaced, as keying there would
+      const script = getScript(world, core.rig);
+      const moved = { ...script[index]!, step: to };
+      const kept = script.filter((e, i) => i !== index && !(e.target && e.point === ev.point && e.step === to));
+      undoable.run(`move key of ${ev.point} to step ${to}`, () => setScript(world, core.rig, [...kept, moved]));
+      selectedKey = { point: ev.point, step: to };
+      core.changed();
+    },
+    deleteKey(index) {
+      const ev = keyAt(index);
+      const kept = getScript(world, core.rig).filter((_, i) => i !== index);
+      undoable.run(`delete key of ${ev.point} at step ${ev.step}`, () => setScript(world, core.rig, kept));
+      selectedKey = null;
       core.changed();
     },
     get onion() { return onion; },
@@ -380,7 +435,13 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     showError,
     exportOnto: (kind, rec) => sandbox.character.exportOnto(kind, rec),
   });
-  createTimeline(canvas.parentElement ?? document.body, (frame) => sandbox.recorder.scrub(frame)).then((t) => {
+  const tell = (action: () => void) => { try { action(); } catch (e) { showError(errorText(e)); } };
+  createTimeline(canvas.parentElement ?? document.body, {
+    scrub: (frame) => sandbox.recorder.scrub(frame),
+    selectKey: (i) => sandbox.selectKey(i),
+    moveKey: (i, s) => tell(() => sandbox.moveKey(i, s)),
+    deleteKey: (i) => tell(() => sandbox.deleteKey(i)),
+  }).then((t) => {
     timeline = t;
     timeline.resize(window.innerWidth);
   }, (e) => showError(`timeline failed to start: ${errorText(e)}`));
@@ -398,8 +459,8 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
       sandbox.recorder.advance(frameSeconds);
       syncRapier();
     },
-    drawn: () => timeline?.draw(sandbox.recorder.state),
-    statusExtra: rapierStatus,
+    drawn: () => timeline?.draw(sandbox.recorder.state, timelineScene()),
+    statusExtra: () => playbackStatus() + rapierStatus(),
     slow: writeCompare,
   });
   if (options.compare) setCompare(options.compare);

@@ -85,6 +85,10 @@ export const TIPS: Readonly<Record<string, string>> = {
   play: 'Play the take in a loop (scrub it on the strip at the bottom).',
   live: 'Leave playback and go back to the live simulation.',
   resume: 'Rewind the simulation to the frame shown and go on from there.',
+  markIn: 'Mark the frame shown as the start of the part of the take to keep or redo (i).',
+  markOut: 'Mark the frame shown as the end of the part of the take to keep or redo (o).',
+  trim: 'Keep only the part of the take between the in and out marks and drop the rest.',
+  recordOver: 'Rewind to the in mark and record again up to the out mark; the take ends there.',
   glb: 'Download the take as a glTF animation (.glb) for Blender, game engines and three.js.',
   bvh: 'Download the take as a BVH motion file.',
   json: 'Download the take as JSON (frames of bone rotations), which the sandbox can open again.',
@@ -257,6 +261,10 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     play() { sandbox.recorder.play(); blur(); },
     live() { sandbox.recorder.live(); blur(); },
     resume() { attempt('resume', () => sandbox.recorder.resumeHere()); blur(); },
+    markIn() { attempt('in mark', () => sandbox.recorder.setIn()); blur(); },
+    markOut() { attempt('out mark', () => sandbox.recorder.setOut()); blur(); },
+    trim() { attempt('trim', () => sandbox.recorder.trim()); blur(); },
+    recordOver() { attempt('record over', () => sandbox.recorder.recordOver()); blur(); },
     glb() { void download('glb'); },
     bvh() { void download('bvh'); },
     json() { void download('json'); },
@@ -266,6 +274,10 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   button(rec, recording, 'play', '▶ play (loop)');
   button(rec, recording, 'live', 'back to live');
   button(rec, recording, 'resume', 'resume from this frame');
+  button(rec, recording, 'markIn', 'mark in (i)');
+  button(rec, recording, 'markOut', 'mark out (o)');
+  button(rec, recording, 'trim', 'trim to in–out');
+  button(rec, recording, 'recordOver', 'record over in–out');
   button(rec, recording, 'glb', 'export .glb');
   button(rec, recording, 'bvh', 'export .bvh');
   button(rec, recording, 'json', 'export .json');

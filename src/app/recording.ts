@@ -19,7 +19,7 @@
 import { restoreRig, snapshotRig, type RigSnapshot } from '../core/snapshot';
 import type { PhysikWorld } from '../core';
 import { findRig } from '../world/world';
-import { applyFrame, createRecorder, rewindTo, type Recorder } from '../io/recorder';
+import { applyFrame, createRecorder, rewindTo, trimTake, type Recorder } from '../io/recorder';
 import type { Recording } from '../io/recording';
 import { recordingToGlb } from '../io/gltfExport';
 import { recordingToBvh } from '../io/bvhExport';
@@ -46,6 +46,17 @@ export interface RecordingControls {
   scrub(frame: number): void;
   /** Rewind the simulation to the frame shown and record on from there. */
   resumeHere(): void;
+  /** Mark the take's in (or out) frame: the frame given, else the one shown; null clears it. */
+  setIn(frame?: number | null): void;
+  setOut(frame?: number | null): void;
+  /** Keep the take's frames from its in to its out mark (the start and end where unmarked), drop the rest; the marks clear. */
+  trim(): void;
+  /**
+   * Record over the take from its in mark to its out mark: the simulation rewinds to the in
+   * frame, records on, and stops by itself when the take is as long as the out mark (the
+   * later frames are dropped: the simulation after the range is the new take's).
+   */
+  recordOver(): void;
   /** The recording in a file format, with a file name. */
   exportFile(kind: ExportKind): Promise<{ name: string; data: Uint8Array | string; type: string }>;
   /** Call after every simulation step. */
@@ -72,7 +83,9 @@ export interface RecordingHost {
 }
 
 export function createRecordingControls(host: RecordingHost): RecordingControls {
-  const state: TimelineState = { mode: 'live', frameCount: 0, fps: 30, frame: 0 };
+  const state: TimelineState = { mode: 'live', frameCount: 0, fps: 30, frame: 0, markIn: -1, markOut: -1 };
+  /** Recording over a range: stop when the take has this many frames (0: no end). */
+  let stopAt = 0;
   let fps = 30;
   let recorder: Recorder | null = null;
   let recording: Recording | null = null;
@@ -84,6 +97,18 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
   const sync = () => {
     state.frameCount = recording?.frameCount ?? 0;
     state.fps = recording?.fps ?? fps;
+    if (state.markIn >= state.frameCount) state.markIn = -1;
+    if (state.markOut >= state.frameCount) state.markOut = -1;
+  };
+  const clearMarks = () => { state.markIn = -1; state.markOut = -1; };
+  /** A frame of the take to mark: the one given or shown; throws outside the take. */
+  const markFrame = (frame: number | undefined, what: string): number => {
+    if (!recording || recording.frameCount === 0) throw new Error(`nothing recorded yet to mark its ${what}: press "record" first`);
+    const f = frame ?? state.frame;
+    if (!(Number.isInteger(f) && f >= 0 && f < recording.frameCount)) {
+      throw new Error(`the ${what} mark must be a frame of the take, 0 to ${recording.frameCount - 1}, got ${f}`);
+    }
+    return f;
   };
 
   function enterPlayback(): void {
@@ -120,6 +145,8 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
     },
     record() {
       if (state.mode === 'playback') controls.live();
+      stopAt = 0;
+      clearMarks();
       recorder = createRecorder(host.world, host.rig, { fps, keepSnapshots: true });
       recording = recorder.recording;
       state.mode = 'recording';
@@ -173,6 +200,38 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
       state.frame = recording.frameCount - 1;
       host.setPaused(false);
     },
+    setIn(frame) {
+      if (frame === null) { state.markIn = -1; return; }
+      const f = markFrame(frame, 'in');
+      state.markIn = f;
+      if (state.markOut >= 0 && state.markOut < f) state.markOut = -1;
+    },
+    setOut(frame) {
+      if (frame === null) { state.markOut = -1; return; }
+      const f = markFrame(frame, 'out');
+      state.markOut = f;
+      if (state.markIn > f) state.markIn = -1;
+    },
+    trim() {
+      if (!recording || recording.frameCount === 0) throw new Error('nothing recorded yet to trim: press "record" first');
+      if (state.mode === 'recording') stopRecording();
+      const from = Math.max(0, state.markIn), to = state.markOut >= 0 ? state.markOut : recording.frameCount - 1;
+      const shown = state.frame;
+      trimTake(recording, from, to, recorder);
+      clearMarks();
+      sync();
+      if (state.mode === 'playback') show(Math.min(Math.max(0, shown - from), recording.frameCount - 1));
+      else state.frame = recording.frameCount - 1;
+    },
+    recordOver() {
+      if (!recording || recording.frameCount === 0) throw new Error('nothing recorded yet to record over: press "record" first');
+      const from = Math.max(0, state.markIn), to = state.markOut >= 0 ? state.markOut : recording.frameCount - 1;
+      if (to <= from) throw new Error(`record over: the out mark (frame ${to}) must come after the in mark (frame ${from})`);
+      state.frame = from;
+      controls.resumeHere(); // throws (nothing changed) for an opened recording
+      stopAt = to + 1;
+      clearMarks();
+    },
     async exportFile(kind) {
       if (state.mode === 'recording') stopRecording();
       if (!recording || recording.frameCount === 0) throw new Error('nothing recorded yet: press "record" first');
@@ -188,6 +247,14 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
       recorder.afterStep();
       state.frameCount = recorder.recording.frameCount;
       state.frame = state.frameCount - 1;
+      if (stopAt > 0 && state.frameCount >= stopAt) {
+        // the range is recorded over: stop there (a step may have captured a frame or two past it)
+        const end = stopAt;
+        stopAt = 0;
+        stopRecording();
+        if (recording && recording.frameCount > end) { trimTake(recording, 0, end - 1, recorder); sync(); state.frame = end - 1; }
+        host.setPaused(true);
+      }
     },
     advance(seconds) {
       if (state.mode !== 'playback' || !playing || !recording) return;

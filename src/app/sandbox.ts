@@ -107,6 +107,14 @@ export interface Sandbox {
   keyTarget(name?: string): void;
   /** Remove the named point's keys (default: the selected point's); undoable. */
   deleteKeys(name?: string): void;
+  /** Index in `keys` of the key selected on the timeline, or -1 (Delete/Backspace deletes it). */
+  readonly selectedKey: number;
+  /** Select the key at `index` of `keys` (and its point), or none with -1; throws for an index that is no key. */
+  selectKey(index: number): void;
+  /** Move the key at `index` of `keys` to step `step` (one there of the same point is replaced); undoable. */
+  moveKey(index: number, step: number): void;
+  /** Delete the key at `index` of `keys`; undoable. */
+  deleteKey(index: number): void;
   /** Onion-skin ghosts shown (0 = off). */
   onion: number;
   /** The Rapier ghost once it runs (null while off or loading). */

@@ -6,7 +6,8 @@
  * what works, and the page names what is off.
  *
  * Keys: space play/pause, `.` one step, `r` reset, Delete/Backspace delete the selected
- * point, `e` enable/disable it, `k` key its target, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, Escape closes
+ * point (or the key selected on the timeline), `e` enable/disable it, `k` key its target, `i`/`o` mark a take's
+ * in/out, Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo, Escape closes
  * the help or the error box, else deselects; `?` or F1 the help.
  */
 import { getSettings, readMetrics } from '../core';
@@ -141,18 +142,22 @@ export const HELP: readonly HelpEntry[] = [
   { keys: 'drag an orange handle', does: 'move a target (the body follows)' },
   { keys: 'drag a bone', does: 'pull it like a mannequin; hold Shift on release to leave a pin', needs: 'boneGrab' },
   { keys: 'click a bone', does: 'pin it where you clicked', needs: 'boneGrab' },
+  { keys: 'click or drag the mesh', does: 'an imported character: the same for the bone that part of the skin follows most', needs: 'boneGrab' },
   { keys: 'drag empty space · wheel', does: 'orbit the camera · zoom' },
   { keys: 'Ctrl+Z · Ctrl+Shift+Z', does: 'undo · redo', needs: 'undo' },
   { keys: 'Del · e', does: 'delete · enable or disable the selected point', needs: 'pointEdits' },
   { keys: 'k', does: 'key the selected target where it is now; r then plays the keys from the start', needs: 'keys' },
+  { keys: 'timeline ◆', does: 'a key: drag it to move it in time; right-click, or click then Del, deletes it', needs: 'keys' },
   { keys: 'space · .', does: 'play or pause · one step' },
   { keys: 'r', does: 'reset the rig to its starting pose' },
-  { keys: '1 · 3 · 7 · f', does: 'look from the front · side · top; frame the rig' },
+  { keys: '1 · 3 · 7', does: 'look from the front · side · top (the rig framed)' },
+  { keys: 'f', does: 'frame the selected bone (a handle, pin or bone clicked; none: the rig)' },
   { keys: 'x · m', does: 'an imported character: bones through the mesh, hidden or behind it · show or hide the mesh' },
   { keys: 'Esc', does: 'close this help or a message; deselect' },
   { keys: 'drop a file', does: 'open a scene (.json) or a rig (.glb, .gltf, .bvh)' },
   { keys: 'drop a .recording.json', does: 'play a take recorded here back on its rig', needs: 'recording' },
   { keys: 'timeline strip', does: 'scrub a recording (record in the panel)', needs: 'recording' },
+  { keys: 'i · o', does: 'mark the take\'s in · out at the frame shown: "trim" keeps that range, "record over" redoes it', needs: 'recording' },
   { keys: '? · F1', does: 'show or hide this help' },
 ];
 
@@ -260,6 +265,8 @@ export function createPageShell(canvas: HTMLCanvasElement, dt: number): PageShel
       else if (key === 'Delete' || key === 'Backspace') { tell(() => sandbox.deleteSelected()); e.preventDefault(); }
       else if (key === 'e' || key === 'E') tell(() => sandbox.toggleSelected());
       else if (key === 'k' || key === 'K') tell(() => sandbox.keyTarget());
+      else if (key === 'i' || key === 'I') tell(() => sandbox.recorder.setIn());
+      else if (key === 'o' || key === 'O') tell(() => sandbox.recorder.setOut());
     });
     installFileDrop(window, { onFile: (data, fileName) => void sandbox.openFile(data, fileName), onError: showError });
     installHover(sandbox, canvas);

@@ -130,7 +130,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
 
   const off = (what: string): never => { throw new Error(offMessage(what)); };
   const recorder: RecordingControls = {
-    state: { mode: 'live', frameCount: 0, fps: 30, frame: 0 },
+    state: { mode: 'live', frameCount: 0, fps: 30, frame: 0, markIn: -1, markOut: -1 },
     recording: null,
     get fps() { return 30; },
     set fps(_v: number) { off('recording'); },
@@ -140,6 +140,10 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     live() { /* always live */ },
     scrub: () => off('recording playback'),
     resumeHere: () => off('rewind'),
+    setIn: () => off('take editing'),
+    setOut: () => off('take editing'),
+    trim: () => off('take editing'),
+    recordOver: () => off('take editing'),
     exportFile: () => Promise.reject(new Error(offMessage('recording export'))),
     afterStep() { /* no recording */ },
     advance() { /* no playback */ },
@@ -183,6 +187,10 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     get keys() { return getScript(world, core.rig); },
     keyTarget() { off('keying targets'); },
     deleteKeys() { off('keying targets'); },
+    selectedKey: -1,
+    selectKey(i) { if (i >= 0) off('keys on the timeline'); },
+    moveKey() { off('keys on the timeline'); },
+    deleteKey() { off('keys on the timeline'); },
     get onion() { return 0; },
     set onion(n: number) { if (n !== 0) off('onion skins'); },
     rapier: null,

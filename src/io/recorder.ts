@@ -223,3 +223,32 @@ export function rewindTo(world: PhysikWorld, rig: number, recorder: Recorder, fr
   catchUp(state, true);
   if (state.stopped) trim(rec);
 }
+
+/**
+ * Keep frames `from`..`to` (inclusive) of a take and drop the rest: the frames' poses and
+ * steps stay as they were, their times start again from 0 (shifted by the first kept
+ * frame's). With the take's recorder (`recording` its own), its snapshots are kept with
+ * their frames, so the trimmed take can still be resumed from any of its frames, and a
+ * recording recorder goes on appending after `to`'s time. Throws, changing nothing, for a
+ * range outside the take or empty.
+ */
+export function trimTake(recording: Recording, from: number, to: number, recorder?: Recorder | null): void {
+  checkFrame(recording, from, 'trimTake (from)');
+  checkFrame(recording, to, 'trimTake (to)');
+  if (to < from) throw new Error(`trimTake: the range ${from}..${to} is empty (the out frame is before the in frame)`);
+  const state = recorder as RecorderState | null | undefined;
+  if (state && state.recording !== recording) throw new Error('trimTake: the recorder records another take');
+  const n = recording.bones.length, count = to - from + 1, t0 = recording.times[from]!;
+  recording.times = recording.times.slice(from, to + 1).map((t) => t - t0);
+  recording.steps = recording.steps.slice(from, to + 1);
+  recording.heads = recording.heads.slice(from * n * 3, (to + 1) * n * 3);
+  recording.rotations = recording.rotations.slice(from * n * 4, (to + 1) * n * 4);
+  recording.frameCount = count;
+  if (state) {
+    const kept = state.snapshots.slice(from, to + 1);
+    const keep = new Set(kept);
+    for (const s of new Set(state.snapshots)) if (!keep.has(s)) state.spare.push(s);
+    state.snapshots = kept;
+    state.time = recording.times[count - 1]!;
+  }
+}
