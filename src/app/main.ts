@@ -18,6 +18,7 @@ import { rapierInits } from '../rapier/load';
 import type { JointModel } from '../rapier/jointPlan';
 import { readDeepLink, solverNames, writeDeepLink } from './deepLink';
 import { createPanel } from './panel';
+import { mountJointPanel } from './jointPanel';
 import { startSandbox } from './mainThread';
 import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
 import { errorText, fitView, hideError, showError } from './shell';
@@ -92,6 +93,7 @@ async function start(): Promise<void> {
     onLinkChange: () => writeDeepLink(sandbox),
     worker: { on: inWorker, toggle: switchWorkerMode },
   });
+  mountJointPanel(sandbox.panel, sandbox, { showError, clearError: hideError }); // the joint folder: limits and template roles
   sandbox.panel.onOpenClose(() => fitView(sandbox, false));
   fitView(sandbox, true); // the rig in the part of the view the panel and plots leave free
   document.title = `physik-ecs · ${name}`;

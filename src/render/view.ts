@@ -259,7 +259,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   }
 
   const looking = new Vector3();
-  /** The selected bone (and its children's tails, so a hand comes with its fingers) framed from where the camera is now. */
+  /** The selected bone framed from where the camera is now, with room around it. */
   function frameSelected(): void {
     const { Bone, Rig } = world.physik;
     const b = selectedBone;
@@ -267,8 +267,6 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     bounds.min.setScalar(Infinity);
     bounds.max.setScalar(-Infinity);
     for (const arr of [Bone.head, Bone.tail]) growBounds(bounds, arr[b * 3]!, arr[b * 3 + 1]!, arr[b * 3 + 2]!);
-    const rig = world.physik.rigs.find((r) => r.eid === Bone.rig[b]);
-    for (const c of rig?.bones ?? []) if (Bone.parent[c] === b) growBounds(bounds, Bone.tail[c * 3]!, Bone.tail[c * 3 + 1]!, Bone.tail[c * 3 + 2]!);
     looking.copy(camera.position).sub(orbit.target);
     if (!(looking.lengthSq() > 0) || !Number.isFinite(looking.lengthSq())) looking.copy(VIEW_DIRECTION);
     // never closer than a quarter of the rig's height: the bone is seen with what is around it
