@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { useSandbox, saveShot } from './harness';
 
 const open = useSandbox();
@@ -189,7 +190,7 @@ describe('direct manipulation (headless Chromium)', () => {
     await page.close();
   });
 
-  it('keys: a hand target keyed at two times plays back from a reset, records, and the saved scene reloads with its keys and starting pose', async () => {
+  it('keys: a hand target keyed at two times, moved and deleted on the timeline, plays from a reset, records; the saved file dropped back has its keys and starting pose', async () => {
     const { page, errors } = await open();
     await settle(page, 30);
     await page.keyboard.press(' '); // paused
@@ -214,26 +215,70 @@ describe('direct manipulation (headless Chromium)', () => {
     expect(await page.locator('.lil-gui .lil-controller', { has: page.locator('.lil-name', { hasText: /^keys$/ }) }).locator('input').inputValue())
       .toMatch(/^handR: (\d+\.\d\d s, )+\d+\.\d\d s$/);
 
+    // the keys on the timeline: the second dragged later with the mouse, undone; deleted by a right-click, undone
+    const strip = (await page.locator('#timeline').boundingBox())!;
+    const keyX = (s: number) => page.evaluate((k) => window.__physik!.timeline!.xOfStep(k), s);
+    const y = strip.y + 22;
+    const x2 = strip.x + await keyX(step2);
+    await page.mouse.move(x2, y);
+    await page.mouse.down();
+    for (let i = 1; i <= 5; i++) await page.mouse.move(x2 + 9 * i, y);
+    await page.mouse.up();
+    const moved = (await handKeys()).map((k) => k.step);
+    const later = moved.find((k) => k > step2 + 5);
+    expect(later, `keys at ${moved.join(', ')}`).toBeDefined();
+    expect(moved).not.toContain(step2);
+    expect(Math.abs(strip.x + await keyX(later!) - (x2 + 45))).toBeLessThan(6); // where it was dropped
+    await saveShot(page, 'timeline-keys');
+    await page.keyboard.press('Control+z');
+    expect(await handKeys()).toEqual(keyed);
+    await page.mouse.click(x2, y, { button: 'right' });
+    expect((await handKeys()).map((k) => k.step)).toEqual([...own.map((k) => k.step), step1]);
+    await page.keyboard.press('Control+z');
+    expect(await handKeys()).toEqual(keyed);
+    // a click on a key selects it, Delete deletes it, Ctrl+Z brings it back
+    await page.mouse.click(strip.x + await keyX(step1), y);
+    expect(await page.evaluate(() => window.__physik!.selectedKey)).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Delete');
+    expect((await handKeys()).map((k) => k.step)).toEqual([...own.map((k) => k.step), step2]);
+    expect(await page.evaluate(() => Object.keys(window.__physik!.controlPoints))).toContain('handR'); // the key, not the point
+    await page.keyboard.press('Control+z');
+    expect(await handKeys()).toEqual(keyed);
+
     // play from the start: the keys move the target at their steps
     await page.keyboard.press('r');
-    const start = await page.evaluate(() => window.physik!.pose());
-    while (await stepNow() <= step1) await page.keyboard.press('.');
+    for (let i = 0; i <= step1; i++) await page.keyboard.press('.');
+    expect(await stepNow()).toBe(step1 + 1);
     expect(await targetOf(page, 'handR')).toEqual(t1);
-    await page.getByRole('button', { name: '● record' }).click(); // recording plays the simulation
-    await page.waitForFunction((s) => window.physik!.metrics().step > s + 5, step2, { timeout: 60_000 });
-    await page.getByRole('button', { name: '■ stop' }).click();
+    await page.keyboard.press(' '); // play
+    await page.waitForFunction((s) => window.physik!.metrics().step > s, step2, { timeout: 60_000 });
     expect(await targetOf(page, 'handR')).toEqual(t2);
-    expect(await page.evaluate(() => window.__physik!.recorder.state.frameCount)).toBeGreaterThan(5);
+    await page.getByRole('button', { name: '● record' }).click();
+    await page.waitForFunction(() => window.__physik!.recorder.state.frameCount > 5, undefined, { timeout: 60_000 });
+    await page.getByRole('button', { name: '■ stop' }).click();
+    if (!(await page.evaluate(() => window.__physik!.paused))) await page.keyboard.press(' '); // paused: the pose to save holds still
 
-    // saved and opened again: the keys and the starting pose come back
-    const text = await page.evaluate(() => window.__physik!.sceneFile());
-    expect(await page.evaluate((t) => window.__physik!.openFile(t, 'keyed.json'), text)).toBe(true);
-    expect(await page.evaluate(() => window.__physik!.sceneName)).toBe('keyed');
+    // saved with the panel's button, dropped back on the page: the keys and the starting pose come back
+    const saved = await page.evaluate(() => window.physik!.pose());
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByRole('button', { name: 'save scene .json' }).click()]);
+    const text = readFileSync(await dl.path());
+    expect(dl.suggestedFilename()).toBe('humanoid.json');
+    await page.evaluate((b64) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'keyed.json', { type: 'application/json' }));
+      window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+    }, text.toString('base64'));
+    await page.waitForFunction(() => window.__physik!.sceneName === 'keyed', undefined, { timeout: 10_000 });
     expect(await handKeys()).toEqual(keyed);
-    if (!(await page.evaluate(() => window.__physik!.paused))) await page.keyboard.press(' '); // (recording ran it)
-    await page.keyboard.press('r');
-    const again = await page.evaluate(() => window.physik!.pose());
-    expect(again).toEqual(start);
+    type Pose = Record<string, { head: number[] }>;
+    const apart = (a: Pose, b: Pose) => Math.max(...Object.keys(a).flatMap((k) => a[k]!.head.map((v, i) => Math.abs(v - b[k]!.head[i]!))));
+    const opened = await page.evaluate(() => window.physik!.pose());
+    expect(apart(opened, saved)).toBeLessThanOrEqual(1e-12);
+    await page.keyboard.press('.');
+    await page.keyboard.press('r'); // reset: back to the saved starting pose, not the rest pose
+    expect(apart(await page.evaluate(() => window.physik!.pose()), saved)).toBeLessThanOrEqual(1e-12);
+    expect(await stepNow()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -61,11 +61,16 @@ describe('recording in the sandbox (headless Chromium)', () => {
     await button(page, '■ stop').click();
     const n = await frames(page);
     expect(n).toBeGreaterThan(60); // 30 fps over at least 3 s of simulated time (dt 0.05)
-    // scrub: press on the middle of the timeline strip and drag to 3/4
+    // scrub: press on the middle of the take's bar on the timeline strip and drag to 3/4 of it
     const box = (await page.locator('#timeline').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const bar = await page.evaluate(() => {
+      const s = window.__physik!, steps = s.recorder.recording!.steps, n = s.recorder.state.frameCount;
+      return { from: s.timeline!.xOfStep(steps[0]!), to: s.timeline!.xOfStep(steps[n - 1]!) };
+    });
+    const along = (t: number) => box.x + bar.from + t * (bar.to - bar.from);
+    await page.mouse.move(along(0.5), box.y + 22);
     await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.move(along(0.75), box.y + 22, { steps: 5 });
     await page.mouse.up();
     expect(await mode(page)).toBe('playback');
     // the live simulation is paused where playback began
