@@ -11,7 +11,7 @@
  * - labelLayer.ts: the centre of mass's label.
  *
  * Insets (`setInsets`: the page's panel, plots and strips over the canvas) shift the camera's
- * centre into the free part of the view, and `frame()` fits the rigs into that part.
+ * centre into the free part of the view, and `frame()` fits the page's own rig (not a crowd) into that part.
  *
  * More layers (a skinned mesh, labels...) join through `addLayer`: each is written every frame
  * before the render, may add to the bounds `frame()` takes in, and is disposed with the view.
@@ -248,7 +248,8 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     bounds.min.setScalar(Infinity);
     bounds.max.setScalar(-Infinity);
     const { ControlPoint } = world.physik;
-    for (const r of world.physik.rigs) {
+    // the page's own rig, the first (a crowd's copies come after it and stand behind it)
+    for (const r of world.physik.rigs.slice(0, 1)) {
       for (const e of r.bones) for (const arr of [Bone.head, Bone.tail]) growBounds(bounds, arr[e * 3]!, arr[e * 3 + 1]!, arr[e * 3 + 2]!);
       // the handles too: the body is on its way to them
       for (const cp of r.controlPoints) growBounds(bounds, ControlPoint.target[cp * 3]!, ControlPoint.target[cp * 3 + 1]!, ControlPoint.target[cp * 3 + 2]!);
