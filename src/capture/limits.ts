@@ -13,8 +13,10 @@
  *
  * The clip's angle is measured as the limits measure a joint (src/world/jointRotation.ts): the
  * rotation vector of the bone's rotation relative to its parent and its rest pose, in the joint
- * frame. A welded joint (locked on every axis: systems/welds.ts) is not widened (it would stop
- * being a weld); a clip turning one by more than 0.01° is reported in the notes instead.
+ * frame. A locked axis (limited to one angle: every axis of a weld, systems/welds.ts, two of a
+ * hinge's, systems/hinges.ts) is not widened (the joint would stop being a weld or a hinge for
+ * what is mostly a clip's noise); a clip turning one by more than 0.01° is reported in the notes
+ * instead.
  */
 import { getJointLimits, setJointLimits, type JointLimits, type LimitAxis, type PhysikWorld } from '../core';
 import { findRig } from '../world/world';
@@ -77,15 +79,9 @@ export function fitLimitsToClip(world: PhysikWorld, rig: number, track: PoseTrac
     const name = record.boneNames[i]!;
     const limits = getJointLimits(world, rig, name);
     const ranges = AXES.map((_, a) => [lo[i * 3 + a]! * DEG, hi[i * 3 + a]! * DEG] as const);
-    const welded = AXES.every((axis) => Array.isArray(limits[axis]) && limits[axis][0] === limits[axis][1]);
-    if (welded) {
-      const past = Math.max(0, ...AXES.map((axis, a) => {
-        const l = limits[axis] as [number, number];
-        return Math.max(l[0] - ranges[a]![0], ranges[a]![1] - l[1]);
-      }));
-      if (past > PAST) notes.push(`the clip turns "${name}" ${past.toFixed(1)}° from its locked angle (a weld: not widened)`);
-      return;
-    }
+    // a locked axis ([a, a]: a weld's, or a hinge's other two) is not widened: that would make
+    // the weld or hinge a joint of springs for a clip's fraction of a degree of noise
+    const locked = AXES.map((axis) => Array.isArray(limits[axis]) && limits[axis][0] === limits[axis][1]);
     const patch: Partial<JointLimits> = {};
     AXES.forEach((axis, a) => {
       const l = limits[axis];
@@ -93,6 +89,10 @@ export function fitLimitsToClip(world: PhysikWorld, rig: number, track: PoseTrac
       const [cLo, cHi] = ranges[a]!;
       const past = Math.max(l[0] - cLo, cHi - l[1]);
       if (!(past > PAST)) return;
+      if (locked[a]) {
+        notes.push(`the clip turns "${name}" ${past.toFixed(1)}° on its locked ${axis} axis (not widened)`);
+        return;
+      }
       const to: [number, number] = [Math.max(-180, Math.min(l[0], Math.floor(cLo))), Math.min(180, Math.max(l[1], Math.ceil(cHi)))];
       patch[axis] = to;
       widened.push({ bone: name, axis, from: [l[0], l[1]], to, past });

@@ -115,7 +115,7 @@ describe('capture of the CMU walk', () => {
           const l = now[axis];
           if (l === 'free') return;
           if (!widened[`${name} ${axis}`]) expect(l, `${name} ${axis}`).toEqual(was[axis]);
-          if (l[0] === l[1] && name.endsWith('HipJoint')) return; // welds: the clip keeps them (within rounding)
+          if (l[0] === l[1]) return; // locked axes (the hip joints' welds) are not widened
           expect(lo[i * 3 + a]! * 180 / Math.PI, `${name} ${axis}`).toBeGreaterThanOrEqual(l[0]);
           expect(hi[i * 3 + a]! * 180 / Math.PI, `${name} ${axis}`).toBeLessThanOrEqual(l[1]);
         });
@@ -147,6 +147,18 @@ describe('capture of the CMU walk', () => {
       const kept = attachClip(world, rig, track, { markers: worldMarkers, limits: 'keep' });
       expect(kept.widenedLimits).toEqual([]);
       expect(names.map((b) => getJointLimits(world, rig, b))).toEqual(before);
+    });
+
+    test('a locked axis is not widened: the clip passing it is noted', () => {
+      // the elbow made a hinge (locked at 0° on y and z): the walk bends it 36° on z
+      const hinged = walkRig('humanoid');
+      for (const b of hinged.bones) if (b.name === 'LeftForeArm') b.limits = { x: [0, 150], y: [0, 0], z: [0, 0] };
+      const world = createPhysikWorld();
+      const { rig } = addRig(world, { rig: hinged, settings: captureSettings(clip.fps) });
+      const handle = attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers });
+      expect(handle.widenedLimits.filter((w) => w.bone === 'LeftForeArm')).toEqual([]);
+      expect(getJointLimits(world, rig, 'LeftForeArm')).toEqual({ x: [0, 150], y: [0, 0], z: [0, 0] });
+      expect(handle.notes.join('\n')).toMatch(/the clip turns "LeftForeArm" 35\.8° on its locked z axis/);
     });
 
     test('deterministic: a second run records the same bits', () => {
