@@ -163,7 +163,10 @@ export function createRigLayer(world: PhysikWorld, parent: Object3D, shapes: Sha
       const e = rig.bones[i]!;
       for (let j = 0; j < rig.bones.length; j++) {
         const k = rig.bones[j]!;
-        if (Bone.parent[k] === e && Math.abs(Bone.attach[k * 3 + 1]! - Bone.length[e]!) < 1e-9 * Math.max(1, Bone.length[e]!)) { covered[i] = 1; break; }
+        // at the tail: the whole offset in the parent's frame, not only its part along the bone
+        // (an imported child may sit beside the tail, level with it)
+        const off = Math.hypot(Bone.attach[k * 3]!, Bone.attach[k * 3 + 1]! - Bone.length[e]!, Bone.attach[k * 3 + 2]!);
+        if (Bone.parent[k] === e && off < 1e-9 * Math.max(1, Bone.length[e]!)) { covered[i] = 1; break; }
       }
     }
     tailCache.set(rig, covered);
