@@ -25,7 +25,18 @@ export type SimCommand =
   | { type: 'feel'; id: number; feel: Partial<Feel>; was: number }
   | { type: 'pause'; id: number; paused: boolean }
   | { type: 'step'; id: number }
-  | { type: 'reset'; id: number };
+  | { type: 'reset'; id: number }
+  /**
+   * Undo by state, kept in the worker (edits.ts): `begin` takes the main rig's state as an
+   * action starts, `commit` records the action (its state now is the result) as one step,
+   * `cancel` drops a begun action that changed nothing; `undo`/`redo` restore the state before
+   * or after the last step. The page keeps the labels (and its own settings and feel) in step.
+   */
+  | { type: 'begin'; id: number; label: string }
+  | { type: 'commit'; id: number; label: string }
+  | { type: 'cancel'; id: number }
+  | { type: 'undo'; id: number }
+  | { type: 'redo'; id: number };
 
 export type SimReport =
   /** The simulation stopped (a system threw) or a command was refused; the worker is paused when `paused`. */

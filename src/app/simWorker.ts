@@ -4,7 +4,9 @@
  * (simScene.ts), steps it at the main rig's fixed dt on its own clock, and after each batch
  * of steps publishes every rig's pose into the shared pose buffer (poseBuffer.ts) and the
  * step count into the control ints; the page's view reads them each frame. Targets, pause,
- * single step, reset, settings, feel, scene and crowd changes arrive as messages (simProtocol.ts).
+ * single step, reset, settings, feel, scene and crowd changes arrive as messages (simProtocol.ts),
+ * and so do the steps of the undo history, whose states (snapshots of the main rig, edits.ts)
+ * stay here: only their labels live on the page.
  * The main rig gets the feel knobs the page sends with the scene (feel.ts), as the page's copy does.
  *
  * Clock: a fixed-step accumulator like the page's, ticked by setTimeout; at most
@@ -16,7 +18,9 @@
  * settings of the crowd copies stay the scene's. Per step nothing is allocated here beyond
  * what the core does (the timer of each tick aside).
  */
-import { createPhysikWorld, getSettings, resetRig, setSettings, setTarget, step, type PhysikWorld } from '../core';
+import { createPhysikWorld, getScript, getSettings, resetRig, setScript, setSettings, setTarget, step, type PhysikWorld } from '../core';
+import { createHistory } from './history';
+import { createUndoable, type PendingStep, type RigRef } from './edits';
 import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
 import { createPoseWriter, type PoseWriter } from './poseBuffer';
 import { CONTROL_INTS, CONTROL_PAUSED, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
@@ -42,6 +46,15 @@ let steps = 0, applied = 0, stepMs = 0;
 let acc = 0, last = -1;
 let timer: ReturnType<typeof setTimeout> | undefined;
 const to = new Float64Array(3);
+
+// undo by state of the main rig (edits.ts), as the page's history says (simProtocol.ts)
+const history = createHistory();
+const ref: RigRef = { get world() { return world!; }, get rig() { return rig; } };
+const undoable = createUndoable(ref, history, {
+  extra: () => getScript(world!, rig),
+  restoreExtra(script) { setScript(world!, rig, script); acc = 0; },
+});
+let pending: PendingStep | null = null;
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -121,6 +134,8 @@ function handle(c: SimCommand): void {
     }
     case 'scene': {
       ({ rig, crowd } = replaceScene(world!, c.scene, c.solver, [rig, ...crowd])); // the scene's own crowd too, as the page builds it
+      history.clear();
+      pending = null;
       applyFeel(world!, rig, c.feel);
       scene = c.scene;
       writer = createPoseWriter(c.pose);
@@ -157,6 +172,24 @@ function handle(c: SimCommand): void {
       for (const r of world!.physik.rigs) resetRig(world!, r.eid);
       acc = 0;
       break;
+    case 'begin':
+      pending = undoable.begin(c.label);
+      break;
+    case 'commit':
+      pending?.commit(c.label);
+      pending = null;
+      break;
+    case 'cancel':
+      pending = null;
+      break;
+    case 'undo':
+      history.undo();
+      acc = 0;
+      break;
+    case 'redo':
+      history.redo();
+      acc = 0;
+      break;
   }
 }
 
@@ -170,5 +203,5 @@ scope.onmessage = (e) => {
   applied = c.id;
   // running, the next step publishes; paused (or the topology just changed), publish now so
   // the page sees the command applied
-  if (paused || c.type === 'init' || c.type === 'scene' || c.type === 'crowd') publish();
+  if (paused || c.type === 'init' || c.type === 'scene' || c.type === 'crowd' || c.type === 'undo' || c.type === 'redo') publish();
 };

@@ -15,10 +15,15 @@
  * thread), a loaded scene or file and the crowd are messages too; a new topology gets a new
  * pose buffer. The feel (feel.ts) works as on the main thread: both worlds' main rigs get it.
  *
- * Off in worker mode (each needs the world on the main thread): recording, playback and
- * rewind; compare; the Rapier ghost; onion skins; bone grabbing and pins; enabling and
- * deleting points; undo and redo. The host lists them in `unavailable`: the help leaves them
- * out, the panel hides them and names them, and calls say so.
+ * Undo and redo work as on the main thread (a target drag or move, a setting, a feel knob, a
+ * reset: each one step putting the main rig back exactly, pose and motion): the states are
+ * the worker's (it captures them as the messages arrive, in order with the edits), the page
+ * keeps the labels and its own settings and feel per step.
+ *
+ * Off in worker mode (each needs the world on the main thread, or control points added and
+ * removed in both worlds): recording, playback and rewind; compare; the Rapier ghost; onion
+ * skins; bone grabbing and pins; enabling and deleting points; keys. The host lists them in
+ * `unavailable`: the help leaves them out, the panel hides them and names them, and calls say so.
  *
  * Needs SharedArrayBuffer, so a cross-origin isolated page (COOP same-origin + COEP
  * require-corp: vite.config.ts sends them); `workerModeAvailable()` says whether this page is,
@@ -46,7 +51,7 @@ export const WORKER_UNAVAILABLE = 'Worker mode (?worker=1) needs SharedArrayBuff
   + '`npm run preview`). This page is not isolated: the simulation runs on the main thread.';
 
 /** What worker mode leaves out (each needs the world on the main thread). */
-export const WORKER_MODE_OFF: readonly Feature[] = ['boneGrab', 'pointEdits', 'undo', 'keys', 'recording', 'compare', 'rapier', 'onion'];
+export const WORKER_MODE_OFF: readonly Feature[] = ['boneGrab', 'pointEdits', 'keys', 'recording', 'compare', 'rapier', 'onion'];
 
 const WHY_OFF = 'They need the world on the main thread: untick "simulation in a worker" to have them.';
 const offMessage = (what: string) => `${what}: off in worker mode (it needs the world on the main thread; open the page without ?worker=1)`;
@@ -65,8 +70,19 @@ type Command = SimCommand extends infer C ? C extends unknown ? Omit<C, 'id'> : 
 
 export function startWorkerMode(initial: Scene, initialName: string, options: SandboxOptions): WorkerSandbox {
   const core = createHostCore(initial, initialName, options, {
-    drag: { setTarget: (cp, to) => postTarget(cp, to, true) },
-    sceneLoaded: (next) => send({ type: 'scene', pose: newPoseBuffer(), scene: next, feel: inEffect(core.feel) }),
+    drag: {
+      setTarget: (cp, to) => postTarget(cp, to, true),
+      onStart: (cp) => { dragStep = beginStep(`move ${core.selection.nameOf(cp) ?? 'target'}`); },
+      onEnd(_cp, moved) {
+        if (moved) dragStep?.commit();
+        else dragStep?.cancel();
+        dragStep = null;
+      },
+    },
+    sceneLoaded: (next) => {
+      core.history.clear();
+      send({ type: 'scene', pose: newPoseBuffer(), scene: next, feel: inEffect(core.feel) });
+    },
     crowdChanged: (n) => send({ type: 'crowd', pose: newPoseBuffer(), n }),
     feelChanged: (feel, was) => send({ type: 'feel', feel, was }),
     recordingOpened: () => off('opening a recording'),
@@ -128,6 +144,42 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   worker.addEventListener('messageerror', () => showError('The simulation worker could not read a message'));
   send({ type: 'init', control: controlBuffer, pose, scene: core.scene, solver: options.solver, paused: false, feel: inEffect(core.feel) });
 
+  // ---- undo: the states stay in the worker (simProtocol.ts begin/commit/undo/redo); the page
+  // keeps the steps' labels in its history and, per step, what it holds beside its copy of the
+  // world (the settings shown and validated here, the feel knobs), put back with them
+  const pageState = () => ({ settings: { ...getSettings(world, core.rig) }, feel: core.feelState });
+  const putBack = (s: ReturnType<typeof pageState>) => {
+    setSettings(world, core.rig, s.settings);
+    core.feelState = s.feel;
+    core.changed();
+  };
+  /** An action starting: the worker takes the state now; `commit` makes it one step of the history. */
+  function beginStep(label: string): { commit(): void; cancel(): void } {
+    const before = pageState();
+    send({ type: 'begin', label });
+    return {
+      commit() {
+        send({ type: 'commit', label });
+        const after = pageState();
+        core.history.push({
+          label,
+          undo: () => { send({ type: 'undo' }); putBack(before); },
+          redo: () => { send({ type: 'redo' }); putBack(after); },
+        });
+      },
+      cancel() { send({ type: 'cancel' }); },
+    };
+  }
+  /** Run `apply` as one step (nothing recorded when it throws). */
+  function asStep<R>(label: string, apply: () => R): R {
+    const s = beginStep(label);
+    let out: R;
+    try { out = apply(); } catch (e) { s.cancel(); throw e; }
+    s.commit();
+    return out;
+  }
+  let dragStep: { commit(): void; cancel(): void } | null = null;
+
   const off = (what: string): never => { throw new Error(offMessage(what)); };
   const recorder: RecordingControls = {
     state: { mode: 'live', frameCount: 0, fps: 30, frame: 0, markIn: -1, markOut: -1 },
@@ -163,12 +215,17 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     get workerStepsPerSecond() { return stepsPerSecond; },
     setPaused(p) { paused = p; send({ type: 'pause', paused: p }); },
     stepOnce() { paused = true; send({ type: 'step' }); return true; },
-    reset() { send({ type: 'reset' }); },
+    reset() { asStep('reset', () => send({ type: 'reset' })); },
     grabber: { grabbing: null, dispose() { /* bone grabbing is off in worker mode */ } },
     applySettings(patch) {
-      setSettings(world, core.rig, patch); // throws before anything changes when refused
-      send({ type: 'settings', patch });
-      core.settingsSet(patch);
+      asStep(`set ${Object.keys(patch).join(', ')}`, () => {
+        setSettings(world, core.rig, patch); // throws before anything changes when refused
+        send({ type: 'settings', patch });
+        core.settingsSet(patch);
+      });
+    },
+    setFeel(patch) {
+      asStep(`set ${Object.keys(patch).join(', ')}`, () => core.shared.setFeel(patch));
     },
     compare: null,
     setCompare(s) { if (s !== null) off('compare'); },
@@ -178,12 +235,12 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
       const cp = record().controlPointByName.get(name);
       if (cp === undefined) throw new Error(`no control point "${name}" on the rig`);
       if (!to.every(Number.isFinite)) throw new Error(`target of "${name}" must be finite, got [${to.join(', ')}]`);
-      postTarget(cp, to, false);
+      asStep(`move ${name}`, () => postTarget(cp, to, false));
     },
     deleteSelected() { if (core.selection.name !== null) off('deleting points'); },
     toggleSelected() { if (core.selection.name !== null) off('enabling / disabling points'); },
-    undo() { off('undo'); },
-    redo() { off('redo'); },
+    undo() { core.history.undo(); },
+    redo() { core.history.redo(); },
     get keys() { return getScript(world, core.rig); },
     keyTarget() { off('keying targets'); },
     deleteKeys() { off('keying targets'); },
