@@ -19,7 +19,7 @@ import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../../../s
 import { motionFromGltf } from '../../../src/capture/gltfMotion';
 import { bindClip } from '../../../src/capture/bind';
 import { attachClip, captureClip, captureSettings, detachClip, type CaptureHandle, type CaptureOptions, type CaptureResult } from '../../../src/capture/capture';
-import { poseDriveOf } from '../../../src/world/clipPose';
+import { poseDriveOf, sampleTrackPose } from '../../../src/world/clipPose';
 import { clipJointRanges } from '../../../src/capture/limits';
 import { getJointLimits } from '../../../src/core';
 import type { RigDescription } from '../../../src/world/types';
@@ -187,6 +187,31 @@ describe('capture of the CMU walk', () => {
       expect(report.issues.messages.filter((m) => m.severity === 0).map((m) => m.message)).toEqual([]);
       expect(report.issues.numErrors).toBe(0);
     });
+  });
+
+  test('sampling at a frame copies the pose baked at attach time: the same bits as placing it', () => {
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+    attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers });
+    const rec = poseDriveOf(world, rig)!;
+    const record = world.physik.rigs[0]!;
+    const unbaked = { ...rec, track: { ...rec.track } }; // a track of its own: no baked poses
+    const n = record.bones.length;
+    const a = { rot: new Float64Array(n * 4), head: new Float64Array(n * 3) }, b = { rot: new Float64Array(n * 4), head: new Float64Array(n * 3) };
+    for (const f of [0, 1, 57, 341, 342]) {
+      // (f / fps) × fps lands a few ulps off f: within FRAME_SNAP it is frame f
+      sampleTrackPose(world, record, rec, f / clip.fps, a.rot, a.head);
+      sampleTrackPose(world, record, unbaked, f / clip.fps, b.rot, b.head);
+      expect(Array.from(a.rot), `frame ${f}`).toEqual(Array.from(b.rot));
+      expect(Array.from(a.head), `frame ${f}`).toEqual(Array.from(b.head));
+    }
+    // between frames: slerped, the root's head halfway
+    sampleTrackPose(world, record, rec, 57.5 / clip.fps, a.rot, a.head);
+    sampleTrackPose(world, record, unbaked, 57 / clip.fps, b.rot, b.head);
+    const head58 = new Float64Array(n * 3), rot58 = new Float64Array(n * 4);
+    sampleTrackPose(world, record, unbaked, 58 / clip.fps, rot58, head58);
+    for (let c = 0; c < 3; c++) expect(a.head[c]!).toBeCloseTo(0.5 * (b.head[c]! + head58[c]!), 9);
+    expect(Array.from(a.rot)).not.toEqual(Array.from(b.rot));
   });
 
   test('a script changes a marker\'s mode: the feet go free at step 100', () => {
