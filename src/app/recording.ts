@@ -5,8 +5,10 @@
  * - Recording keeps a snapshot per frame (about 14 kB per frame for the humanoid), so any
  *   frame can be resumed from: `resumeHere()` rewinds the rig to the frame shown and goes on
  *   recording from there (later frames are dropped).
- * - Playback and scrubbing pause the simulation and draw recorded poses (bit-identical to the
- *   live ones); leaving playback without resuming puts the live state back as it was.
+ * - Playback and scrubbing pause the simulation and show the recorded state (a take recorded
+ *   here: its snapshot, so the pose, the handles' targets and the status line's step, status and
+ *   target error are the frame's; an opened recording: the poses, bit-identical to the live
+ *   ones); leaving playback without resuming puts the live state back as it was.
  *
  * - A recording file (the project's .recording.json) can be opened onto a rig with the same
  *   bones: it plays back like a take, and exports again; it holds poses only, so it cannot be
@@ -128,9 +130,24 @@ export function createRecordingControls(host: RecordingHost): RecordingControls 
     sync();
   }
 
+  /**
+   * Show a frame: a take recorded here puts the whole recorded state back (its snapshot: the
+   * pose, the targets the handles show, the step, status and target error the status line
+   * reads); an opened recording (poses only), or a take whose control points have changed
+   * since, shows the pose.
+   */
   function show(frame: number): void {
     if (!recording) return;
     state.frame = Math.min(recording.frameCount - 1, Math.max(0, Math.round(frame)));
+    const snap = recorder?.snapshot(state.frame);
+    if (snap) {
+      try {
+        restoreRig(host.world, host.rig, snap);
+        return;
+      } catch {
+        // the points changed since the take: the pose alone, below
+      }
+    }
     applyFrame(host.world, host.rig, recording, state.frame);
   }
 

@@ -68,16 +68,19 @@ describe('recording in the sandbox (headless Chromium)', () => {
       return { from: s.timeline!.xOfStep(steps[0]!), to: s.timeline!.xOfStep(steps[n - 1]!) };
     });
     const along = (t: number) => box.x + bar.from + t * (bar.to - bar.from);
+    // the live step as playback begins (playback then shows the recorded frames' steps)
+    const stepLive = await page.evaluate(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]);
     await page.mouse.move(along(0.5), box.y + 22);
     await page.mouse.down();
     await page.mouse.move(along(0.75), box.y + 22, { steps: 5 });
     await page.mouse.up();
     expect(await mode(page)).toBe('playback');
-    // the live simulation is paused where playback began
-    const stepLive = await page.evaluate(() => window.__physik!.world.physik.Rig.step[window.__physik!.rig]);
     const f = await page.evaluate(() => window.__physik!.recorder.state.frame);
     expect(Math.abs(f - 0.75 * (n - 1))).toBeLessThan(0.03 * n);
     expect(await showsFrame(page, f)).toBe(true);
+    // the recorded state everywhere: the step the status line reads is the frame's, and it says which frame
+    expect(await page.evaluate((k) => window.physik!.metrics().step === window.__physik!.recorder.recording!.steps[k], f)).toBe(true);
+    await page.waitForFunction(() => /showing recorded frame \d+\//.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 10_000 });
     await saveShot(page, 'recording-scrub');
     // looped playback moves through the frames
     await button(page, '▶ play (loop)').click();

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createPhysikWorld, resetRig, step, type PhysikWorld } from '../../../src/core';
+import { createPhysikWorld, readMetrics, resetRig, setTarget, step, type PhysikWorld } from '../../../src/core';
+import { findRig } from '../../../src/world/world';
 import { parseSceneText } from '../../../src/scene/load';
 import { addSceneRig } from '../../../src/app/simScene';
 import { createRecordingControls, type RecordingControls } from '../../../src/app/recording';
@@ -76,6 +77,26 @@ describe('take editing', () => {
     expect(rec.state.frameCount).toBe(51);
     expect(rec.recording!.frameCount).toBe(51);
     expect(rec.recording!.steps[50]).toBeLessThanOrEqual(world.physik.Rig.step[rig]!);
+  });
+
+  it('playback shows the recorded state: the pose, the targets the handles show, the step and metrics the status reads', () => {
+    const { world, rig, rec, run } = setup();
+    const hand = findRig(world, rig).controlPointByName.get('handR')!, T = world.physik.ControlPoint.target;
+    const target = () => [T[hand * 3]!, T[hand * 3 + 1]!, T[hand * 3 + 2]!];
+    rec.record();
+    run(30);
+    const early = target();
+    setTarget(world, hand, [early[0]! + 0.2, early[1]!, early[2]!]);
+    run(30);
+    rec.stop();
+    const live = { step: readMetrics(world, rig).step, target: target() };
+    rec.scrub(10);
+    expect(readMetrics(world, rig).step).toBe(rec.recording!.steps[10]);
+    expect(target()).toEqual(early);
+    rec.scrub(rec.state.frameCount - 1);
+    expect(target()).toEqual(live.target);
+    rec.live();
+    expect({ step: readMetrics(world, rig).step, target: target() }).toEqual(live);
   });
 
   it('refuses marks outside the take, an empty range, and marks before anything is recorded', () => {
