@@ -12,6 +12,11 @@
  * Skinned meshes are never frustum-culled (their bounds are the rest pose's; a posed limb may
  * leave them). The file's own animations are not played.
  *
+ * The skin under the pointer and the selected bone's skin are lit (`highlight`, called by the
+ * view every frame): each skinned mesh gets its own copy of its materials, their shaders
+ * tinting a vertex by its skin weight on the bone hovered (toward light blue) and on the one
+ * selected (toward the selected bone's yellow).
+ *
  * Limits: glTF only (a BVH has no mesh: its rig is drawn as bones); the rig must be the one
  * imported from the file (bones named as the import named the joints).
  */
@@ -49,6 +54,10 @@ export interface CharacterLayer extends ViewLayer {
   jointObject(bone: string): Object3D | undefined;
   /** Show or hide the meshes. */
   setVisible(on: boolean): void;
+  /** Light the skin of the bone under the pointer and of the selected bone (entities; −1: none). */
+  highlight(hoverBone: number, selectedBone: number): void;
+  /** The skin index per skinned mesh the shaders light now, hovered and selected (−1: none), for tests. */
+  readonly lit: readonly { hover: number; selected: number }[];
   /**
    * The bone under a ray through the skinned mesh as it is posed now: of the nearest face hit,
    * the bone its three vertices are most weighted to (weights blended by where the face was
@@ -131,6 +140,26 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
   };
   const skins: SkinnedMesh[] = [];
   root.traverse((o) => { if ((o as SkinnedMesh).isSkinnedMesh) skins.push(o as SkinnedMesh); });
+  // highlight: per skinned mesh, its materials copied with two uniforms (the skin index hovered
+  // and the one selected), and each rig bone's index in its skeleton
+  const lit = skins.map((mesh) => {
+    const uniforms = { physikHover: { value: -1 }, physikSelected: { value: -1 } };
+    const copy = (m: Material) => litMaterial(m, uniforms);
+    mesh.material = Array.isArray(mesh.material) ? mesh.material.map(copy) : copy(mesh.material);
+    const skinOf = Int32Array.from(targets, (o) => mesh.skeleton.bones.indexOf(o as never));
+    return { uniforms, skinOf };
+  });
+  let litHover = -2, litSelected = -2;
+  function highlight(hoverBone: number, selectedBone: number): void {
+    if (hoverBone === litHover && selectedBone === litSelected) return;
+    litHover = hoverBone; litSelected = selectedBone;
+    const h = record.bones.indexOf(hoverBone), sel = record.bones.indexOf(selectedBone);
+    for (const l of lit) {
+      l.uniforms.physikHover.value = h >= 0 ? l.skinOf[h]! : -1;
+      l.uniforms.physikSelected.value = sel >= 0 ? l.skinOf[sel]! : -1;
+    }
+  }
+
   const raycaster = new Raycaster();
   const hits: Intersection[] = [];
   const weightOf = new Float64Array(n);
@@ -197,7 +226,8 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
 
   update();
   return {
-    root, update, dispose, pickBone,
+    root, update, dispose, pickBone, highlight,
+    get lit() { return lit.map((l) => ({ hover: l.uniforms.physikHover.value, selected: l.uniforms.physikSelected.value })); },
     get meshes() { return meshes; },
     get skinnedMeshes() { return skinned; },
     get visible() { return visible; },
@@ -214,4 +244,39 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
       }
     },
   };
+}
+
+/** The tints of the lit skin: hovered toward a light blue (seen on pale skin too), selected toward the selected bone's yellow (rigLayer.ts). */
+const HOVER_TINT = '0.55, 0.8, 1.0', SELECTED_TINT = '1.0, 0.847, 0.29';
+
+/**
+ * A copy of material `m` whose shader lights the vertices skinned to the skin indices in
+ * `uniforms` (by their weight on it). Materials whose shader has no skinning are copied as
+ * they are (the uniforms then do nothing).
+ */
+function litMaterial(m: Material, uniforms: { physikHover: { value: number }; physikSelected: { value: number } }): Material {
+  const out = m.clone();
+  out.onBeforeCompile = (shader) => {
+    if (!shader.vertexShader.includes('#include <skinning_vertex>') || !shader.fragmentShader.includes('#include <dithering_fragment>')) return;
+    Object.assign(shader.uniforms, uniforms);
+    shader.vertexShader = shader.vertexShader
+      .replace('#include <common>', '#include <common>\nuniform float physikHover;\nuniform float physikSelected;\nvarying vec2 vPhysikLit;')
+      .replace('#include <skinning_vertex>', [
+        '#include <skinning_vertex>',
+        '#ifdef USE_SKINNING',
+        'vPhysikLit = vec2(dot(vec4(equal(skinIndex, vec4(physikHover))), skinWeight), dot(vec4(equal(skinIndex, vec4(physikSelected))), skinWeight));',
+        '#else',
+        'vPhysikLit = vec2(0.0);',
+        '#endif',
+      ].join('\n'));
+    shader.fragmentShader = shader.fragmentShader
+      .replace('#include <common>', '#include <common>\nvarying vec2 vPhysikLit;')
+      .replace('#include <dithering_fragment>', [
+        `gl_FragColor.rgb = mix(gl_FragColor.rgb, vec3(${SELECTED_TINT}), 0.45 * clamp(vPhysikLit.y, 0.0, 1.0));`,
+        `gl_FragColor.rgb = mix(gl_FragColor.rgb, vec3(${HOVER_TINT}), 0.5 * clamp(vPhysikLit.x, 0.0, 1.0));`,
+        '#include <dithering_fragment>',
+      ].join('\n'));
+  };
+  out.customProgramCacheKey = () => 'physik-lit-skin';
+  return out;
 }

@@ -58,6 +58,8 @@ export interface ViewLayer {
   grow?(bounds: Bounds): void;
   /** The bone under a ray through what the layer draws (a character's skinned mesh), `distance` along the ray; null for none (optional). */
   pickBone?(ray: Ray): (BonePick & { distance: number }) | null;
+  /** Light what the layer draws of the bone under the pointer and of the selected bone (entities, −1: none), every frame before `update` (optional). */
+  highlight?(hoverBone: number, selectedBone: number): void;
   dispose(): void;
 }
 
@@ -177,6 +179,7 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
   const extra: ViewLayer[] = [createComLabel(world, canvas, picking.project)];
   const insets: Insets = { left: 0, right: 0, top: 0, bottom: 0 };
   let selectedBone = -1;
+  let hoverBone = -1;
   let bonesOverlay: 'over' | 'xray' | 'hidden' = 'over';
 
   function pickBone(clientX: number, clientY: number): BonePick | null {
@@ -234,7 +237,11 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
     ghosts.write();
     onion.write();
     selection.write(selectedBone);
-    for (let i = 0; i < extra.length; i++) extra[i]!.update();
+    for (let i = 0; i < extra.length; i++) {
+      const L = extra[i]!;
+      L.highlight?.(hoverBone, selectedBone);
+      L.update();
+    }
     orbit.update();
     renderer.render(scene, camera);
   }
@@ -344,7 +351,10 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
       offset();
     },
     get insets() { return insets; },
-    setHover: rigs.hover,
+    setHover(cp, bone) {
+      hoverBone = cp >= 0 ? -1 : bone;
+      rigs.hover(cp, bone);
+    },
     setPinTest: rigs.setPinTest,
     setGhost: (w) => ghosts.setSource('compare', w ? worldGhostSource(w) : null),
     setGhostSource: ghosts.setSource,

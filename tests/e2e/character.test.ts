@@ -2,7 +2,7 @@
  * An imported character in the sandbox, in headless Chromium with real mouse and keyboard
  * input (setup in harness.ts): RiggedFigure dropped on the page is drawn as its own skinned
  * mesh (a screenshot with it and without it, and the mesh count read from the page), the
- * importer's notes are shown, a click on the skin picks and pins the bone under it, the joint
+ * importer's notes are shown, the skin under the pointer is lit (tinted), a click on it picks and pins the bone under it, the joint
  * folder shows that joint's role in the template's mapping (cleared and undone) and takes a
  * limit typed in degrees (a bad one refused), the saved scene has it, `f` frames the joint and
  * `1` looks from the front, the hand's handle dragged with the mouse moves the hand while the
@@ -27,6 +27,24 @@ async function download(page: Page, label: string, name: string): Promise<Buffer
   return data;
 }
 
+/** Pixels of a region (CSS pixels of a full-page PNG at scale 1) whose blue stands at least 20 levels further above their red in `after` than in `before`. */
+const bluerPixels = (page: Page, before: Buffer, after: Buffer, r: { x: number; y: number; w: number; h: number }) =>
+  page.evaluate(async ([a, b, rect]) => {
+    const read = async (b64: string) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d')!;
+      g.drawImage(img, 0, 0);
+      return g.getImageData(Math.round(rect.x), Math.round(rect.y), rect.w, rect.h).data;
+    };
+    const p = await read(a), q = await read(b);
+    let n = 0;
+    for (let i = 0; i < p.length; i += 4) if (q[i + 2]! - q[i]! - (p[i + 2]! - p[i]!) >= 20) n++;
+    return n;
+  }, [before.toString('base64'), after.toString('base64'), r] as const);
 /** Take the focus from the panel's fields, so keys go to the view. */
 const blur = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 /** Name of the bone selected in the view, or null. */
@@ -75,8 +93,15 @@ describe('an imported character (headless Chromium)', () => {
     await page.keyboard.press('x');
     expect(await page.evaluate(() => window.__physik!.character!.overlay)).toBe('hidden');
     const thigh = (await page.evaluate((b) => window.__physik!.screenOfBone(b, 0.5), leftThigh!))!;
+    await page.mouse.move(20, 300);
+    await nextFrames(page);
+    const unlit = await page.screenshot({ type: 'png' });
     await page.mouse.move(thigh.x, thigh.y);
     expect(await page.evaluate(() => document.getElementById('view')!.style.cursor)).toBe('grab');
+    await nextFrames(page);
+    const lit = await saveShot(page, 'character-RiggedFigure-skin-hovered');
+    // the thigh's skin is lit under the pointer: tinted light blue around it, not without the pointer
+    expect(await bluerPixels(page, unlit, lit, { x: thigh.x - 50, y: thigh.y - 80, w: 100, h: 160 })).toBeGreaterThan(300);
     await page.mouse.click(thigh.x, thigh.y);
     expect(await selectedBone(page)).toBe(leftThigh);
     expect(await page.evaluate(() => Object.keys(window.__physik!.controlPoints))).toContain('pin1');

@@ -2,11 +2,12 @@
  * The skinned character layer, headless (it needs no WebGL: GLTFLoader reads the file, three.js
  * skins on the CPU here): RiggedFigure imported, its hand dragged by physics, and every frame
  * the file's own joint nodes sit where the rig's bones are, the skinned mesh moving with them;
- * a ray through the skinned mesh as posed picks the bone that part of the skin follows.
+ * a ray through the skinned mesh as posed picks the bone that part of the skin follows, and the
+ * skin of the bone hovered and of the one selected is lit (the shader given their skin indices).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Ray, Scene, Vector3, type SkinnedMesh } from 'three';
+import { Ray, Scene, ShaderLib, Vector3, type SkinnedMesh } from 'three';
 import { addRig, createPhysikWorld, readMetrics, readPose, setTarget, step } from '../../../src/core';
 import { importGltf } from '../../../src/io/gltfImport';
 import { createCharacterLayer } from '../../../src/render/characterLayer';
@@ -98,6 +99,22 @@ describe('createCharacterLayer', () => {
     layer.update();
     const old = layer.pickBone(new Ray(was.clone().add(new Vector3(0, 0, 5)), new Vector3(0, 0, -1)));
     expect(old === null || nameOf(old.bone) !== m.leftHand).toBe(true);
+    // the skin of the hovered and the selected bone is lit: the shader gets their skin indices
+    let mesh: SkinnedMesh | undefined;
+    layer.root.traverse((o) => { if ((o as SkinnedMesh).isSkinnedMesh) mesh = o as SkinnedMesh; });
+    const skinIndex = (name: string) => mesh!.skeleton.bones.indexOf(layer.jointObject(name) as never);
+    layer.highlight(record.bones[record.boneNames.indexOf(m.leftHand!)]!, record.bones[record.boneNames.indexOf(m.leftUpperLeg!)]!);
+    expect(layer.lit).toEqual([{ hover: skinIndex(m.leftHand!), selected: skinIndex(m.leftUpperLeg!) }]);
+    expect(skinIndex(m.leftHand!)).toBeGreaterThanOrEqual(0);
+    layer.highlight(-1, -1);
+    expect(layer.lit).toEqual([{ hover: -1, selected: -1 }]);
+    const material = (Array.isArray(mesh!.material) ? mesh!.material[0] : mesh!.material)!;
+    const lib = ShaderLib.standard;
+    const shader = { uniforms: {} as Record<string, unknown>, vertexShader: lib.vertexShader, fragmentShader: lib.fragmentShader };
+    material.onBeforeCompile(shader as never, undefined as never);
+    expect(Object.keys(shader.uniforms)).toEqual(['physikHover', 'physikSelected']);
+    expect(shader.vertexShader).toMatch(/vPhysikLit = vec2\(dot\(vec4\(equal\(skinIndex, vec4\(physikHover\)\)\), skinWeight\)/);
+    expect(shader.fragmentShader).toMatch(/mix\(gl_FragColor\.rgb, vec3\(0\.55, 0\.8, 1\.0\), 0\.5 \* clamp\(vPhysikLit\.x/);
     // hidden, the mesh is not picked
     layer.setVisible(false);
     expect(pickFront(m.leftUpperLeg!)).toBeNull();
