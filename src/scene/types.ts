@@ -3,4 +3,3 @@
  * defaulting). They live with the rest of the descriptions in src/world/types.ts.
  */
 export type * from '../world/types';
-export type * from '../world/startPose';

@@ -8,8 +8,7 @@
  * This module must stay free of Node imports (the browser sandbox uses it).
  */
 import { z } from 'zod';
-import type { Scene, Settings, Vec3Tuple } from '../../world/types';
-import type { QuatTuple } from '../../world/startPose';
+import type { QuatTuple, Scene, Settings, Vec3Tuple } from '../../world/types';
 import { defaultSettings, settingEnums, settingRanges } from '../settings';
 
 /** Strict object (typos in keys are errors) whose unknown-key issue lists the allowed keys. */
