@@ -27,7 +27,7 @@ import type { Doubles } from '../components/doubles';
 import { symInvert, symMulArr } from '../src/math/mat3';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolve/exact';
-import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, type LimitCoupling } from './jointSolve/coupledCompliance';
+import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, lockedJointCoupling, type LimitCoupling } from './jointSolve/coupledCompliance';
 import { fastCoupledJointForces, fastAccelerations, fastCheck } from './jointSolve/coupledArticulated';
 import { weldsOf, weldsActive } from './welds';
 import { hingesOf, hingesActive } from './hinges';
@@ -327,6 +327,15 @@ function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCouplin
  */
 export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateSteps: 0 };
 
+/**
+ * The fast form's result is kept when the bones' accelerations at every joint agree within this
+ * fraction of the rig's acceleration scale (|a| + |α| L, largest over the bones, plus one): forces
+ * that far off change a step by far less than the integrator's own error. (At 1e-9 a captured
+ * walk, its toes and fingers pressed on stiff limits, solved a third of its steps twice; at 1e-6,
+ * 7%: docs/performance.md.)
+ */
+export const FAST_FORM_TOLERANCE = 1e-6;
+
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const rigs = steppingRigs(world);
@@ -359,14 +368,18 @@ export function interJointSolve(world: PhysikWorld): void {
         // the plain solve: the pressed limits' dt² part is then left out for that step)
         const fast = coupledSolveForm.form === 'auto';
         let solved = fast && coupledSolve(world, rig, coupling, true);
-        // the joints within 1e-9 of the rig's accelerations (fastAccelerations measured both)
-        if (solved && fastCheck[0]! <= 1e-9 * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
+        // the joints within FAST_FORM_TOLERANCE of the rig's accelerations (fastAccelerations measured both)
+        if (solved && fastCheck[0]! <= FAST_FORM_TOLERANCE * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
         else {
           // the fast form lost accuracy (see jointSolve/coupledArticulated.ts) or failed: this step again, accurately
           coupledSolveForm.accurateSteps++;
           if (solved) removeCouplingTorques(world, rig, coupling);
           freeAccelerations(Bone, rig);
+          // (welds and hinges as stiff couplings in this form, K as it was afterwards)
+          const locked = welding || hinging;
+          if (locked) lockedJointCoupling(world, rig, coupling, true);
           solved = coupledSolve(world, rig, coupling, false);
+          if (locked) lockedJointCoupling(world, rig, coupling, false);
         }
         if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig); }
       } else {

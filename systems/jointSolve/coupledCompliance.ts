@@ -42,6 +42,7 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { solveDense } from '../../src/math/dense';
 import { invert3 } from '../../src/math/mat3';
 import { doubles, type Doubles } from '../../components/doubles';
+import { hingeAxisWorld } from '../hinges';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
@@ -62,6 +63,8 @@ export interface LimitCoupling {
   welded: Uint8Array;
   /** The free axis (0-2) of a bone hinged to its parent this step (hinges.ts), −1 for any other, by depth-first index. */
   hingeAxis: Int8Array;
+  /** K of the welded and hinged joints while this form holds them stiffly (lockedJointCoupling), 6 per bone. */
+  Kheld: Float64Array;
   A: number[]; // 36 per bone
   g: number[]; // 6 per bone
   M: Float64Array; // 18 per bone (3×6)
@@ -121,7 +124,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1),
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), Kheld: new Float64Array(6 * n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
@@ -464,3 +467,51 @@ export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling
   return released;
 }
 
+
+/**
+ * A welded or hinged joint's locked axes in this form, relative to the rig's inertia: the joint
+ * then turns on them by about this fraction of what it would free (the fast form holds them exactly).
+ */
+export const LOCK_STIFFNESS = 1e6;
+const lockAxis = new Float64Array(3);
+
+/**
+ * Welds and hinges (welds.ts, hinges.ts) in this form, which knows only ball joints with limit
+ * springs: `hold` true adds to K, for every welded joint LOCK_STIFFNESS × κ on all three axes and
+ * for every hinged one on the two it locks (κ: the rig's largest bone inertia about its head),
+ * so the solve passes the torque that holds them and they barely turn within the step (the
+ * integrator then puts them back on their weld or hinge exactly); `hold` false puts K back as it
+ * was, bit for bit. Without it a step this form solves (the fast form's check failed) treats
+ * welded and hinged bones as free: a captured walk forced through this form drifted off its
+ * markers by a third of its height.
+ */
+export function lockedJointCoupling(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, hold: boolean): void {
+  const { K, Kheld, welded, hingeAxis } = coupling;
+  const n = rig.bones.length;
+  if (!hold) {
+    for (let i = 1; i < n; i++) {
+      if (welded[i] !== 1 && hingeAxis[i]! < 0) continue;
+      for (let e = 0; e < 6; e++) K[i * 6 + e] = Kheld[i * 6 + e]!;
+    }
+    return;
+  }
+  const { effMass, effInertiaWorld: E, length, rot } = world.physik.Bone;
+  let kappa = 0;
+  for (let i = 0; i < n; i++) {
+    const b = rig.bones[i]!, l = length[b]!;
+    const about = E[b * 6]! + E[b * 6 + 3]! + E[b * 6 + 5]! + effMass[b]! * l * l;
+    if (about > kappa) kappa = about;
+  }
+  kappa *= LOCK_STIFFNESS;
+  for (let i = 1; i < n; i++) {
+    const f = hingeAxis[i]!;
+    if (welded[i] !== 1 && f < 0) continue;
+    const o = i * 6;
+    for (let e = 0; e < 6; e++) Kheld[o + e] = K[o + e]!;
+    // κ (I − s sᵀ) for a hinge of free axis s, κ I for a weld
+    let sx = 0, sy = 0, sz = 0;
+    if (welded[i] !== 1) { hingeAxisWorld(rot, rig.bones[i]!, f, lockAxis); sx = lockAxis[0]!; sy = lockAxis[1]!; sz = lockAxis[2]!; }
+    K[o] = K[o]! + kappa * (1 - sx * sx); K[o + 1] = K[o + 1]! - kappa * sx * sy; K[o + 2] = K[o + 2]! - kappa * sx * sz;
+    K[o + 3] = K[o + 3]! + kappa * (1 - sy * sy); K[o + 4] = K[o + 4]! - kappa * sy * sz; K[o + 5] = K[o + 5]! + kappa * (1 - sz * sz);
+  }
+}
