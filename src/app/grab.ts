@@ -19,6 +19,7 @@ import { setTargetNow } from './feel';
 import { findRig } from '../world/world';
 import type { View } from '../render/view';
 import type { TargetDragger } from './drag';
+import type { ControlPointDescription } from '../scene/types';
 import { freshName, type RigRef } from './edits';
 
 /** Name prefix of the points a grab leaves: pin1, pin2, ... */
@@ -50,10 +51,23 @@ export interface GrabOptions {
   onPin?(cp: number): void;
   /** Something was refused (shown to the user). */
   onError?(message: string): void;
+  /** How the grab's point is added, moved and removed (default: in `ref.world`; worker mode mirrors them to its worker). */
+  points?: GrabPoints;
+}
+
+export interface GrabPoints {
+  add(point: ControlPointDescription): number;
+  move(cp: number, to: Float64Array): void;
+  remove(cp: number): void;
 }
 
 export function createBoneGrabber(o: GrabOptions): BoneGrabber {
   const { ref, view, canvas } = o;
+  const points: GrabPoints = o.points ?? {
+    add: (point) => addControlPoint(ref.world, ref.rig, point),
+    move: (cp, to) => setTargetNow(ref.world, cp, to),
+    remove: (cp) => removeControlPoint(ref.world, cp),
+  };
   let grabbed = -1; // control point entity of the current grab
   let name: string | null = null;
   let boneName = '';
@@ -78,9 +92,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     boneName = record.boneNames[boneIndex]!;
     o.onStart?.();
     try {
-      grabbed = addControlPoint(ref.world, ref.rig, {
-        name, bone: boneName, at: Math.min(1, Math.max(0, pick.at)), target: pick.point,
-      });
+      grabbed = points.add({ name, bone: boneName, at: Math.min(1, Math.max(0, pick.at)), target: pick.point });
     } catch (err) {
       o.onError?.(`could not grab the bone: ${err instanceof Error ? err.message : String(err)}`);
       name = null;
@@ -104,7 +116,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     moved = true;
     if (!view.rayAt(e.clientX, e.clientY).intersectPlane(plane, hit)) return;
     tmp[0] = hit.x; tmp[1] = hit.y; tmp[2] = hit.z;
-    setTargetNow(ref.world, grabbed, tmp);
+    points.move(grabbed, tmp);
   }
 
   function onUp(e: PointerEvent): void {
@@ -119,7 +131,7 @@ export function createBoneGrabber(o: GrabOptions): BoneGrabber {
     const pin = keep ? name : null;
     name = null;
     if (keep) o.onPin?.(cp);
-    else removeControlPoint(ref.world, cp);
+    else points.remove(cp);
     o.onEnd?.(pin, boneName);
   }
 
