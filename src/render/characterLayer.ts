@@ -126,6 +126,7 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
     poser.pose(rot, head, local, translation);
     for (let i = 0; i < n; i++) targets[i]!.quaternion.set(local[i * 4]!, local[i * 4 + 1]!, local[i * 4 + 2]!, local[i * 4 + 3]!);
     rootObject.position.set(translation[0]!, translation[1]!, translation[2]!);
+    boundsStale = true;
   }
 
   // picking: the skin's joint objects to rig bone indices (a joint the rig lacks counts for its nearest ancestor that it has)
@@ -150,6 +151,8 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
     return { uniforms, skinOf };
   });
   let litHover = -2, litSelected = -2;
+  /** Whether the pose has been written since the skins' bounds were last taken. */
+  let boundsStale = true;
   function highlight(hoverBone: number, selectedBone: number): void {
     if (hoverBone === litHover && selectedBone === litSelected) return;
     litHover = hoverBone; litSelected = selectedBone;
@@ -171,11 +174,14 @@ export async function createCharacterLayer(world: PhysikWorld, rig: number, pare
     raycaster.ray.copy(ray);
     hits.length = 0;
     for (const m of skins) {
-      // the bounds three.js keeps are of the pose they were first taken in: retake them
-      m.computeBoundingSphere();
-      if ((m.boundingBox as Box3 | null) !== null) m.computeBoundingBox();
+      // the bounds three.js keeps are of the pose they were first taken in: retake them (once a frame)
+      if (boundsStale) {
+        m.computeBoundingSphere();
+        if ((m.boundingBox as Box3 | null) !== null) m.computeBoundingBox();
+      }
       m.raycast(raycaster, hits);
     }
+    boundsStale = false;
     let hit: Intersection | undefined;
     for (const h of hits) if (h.face && (!hit || h.distance < hit.distance)) hit = h;
     if (!hit?.face) return null;
