@@ -8,7 +8,7 @@
  * Rigs are named by their index in `world.physik.rigs` and control points by their index in
  * the rig's `controlPoints` (entity ids may differ between the two worlds).
  */
-import type { Scene, Settings } from '../scene/types';
+import type { ControlPointDescription, Scene, Settings } from '../scene/types';
 import type { Feel } from './feel';
 
 export type SimCommand =
@@ -35,8 +35,17 @@ export type SimCommand =
   | { type: 'begin'; id: number; label: string }
   | { type: 'commit'; id: number; label: string }
   | { type: 'cancel'; id: number }
-  | { type: 'undo'; id: number }
-  | { type: 'redo'; id: number };
+  | { type: 'undo'; id: number; pose?: SharedArrayBuffer }
+  | { type: 'redo'; id: number; pose?: SharedArrayBuffer }
+  /**
+   * Control points of the main rig added, removed, switched (a bone grab, a pin, a point edit;
+   * by index in the rig's points); a changed set comes with a pose buffer that fits it, and so
+   * do undo and redo when the step they restore has another set (the page has rebuilt its copy's
+   * points in the same order).
+   */
+  | { type: 'addPoint'; id: number; pose: SharedArrayBuffer; point: ControlPointDescription }
+  | { type: 'removePoint'; id: number; pose: SharedArrayBuffer; point: number }
+  | { type: 'active'; id: number; point: number; active: boolean };
 
 export type SimReport =
   /** The simulation stopped (a system threw) or a command was refused; the worker is paused when `paused`. */

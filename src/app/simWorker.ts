@@ -18,7 +18,10 @@
  * settings of the crowd copies stay the scene's. Per step nothing is allocated here beyond
  * what the core does (the timer of each tick aside).
  */
-import { createPhysikWorld, getScript, getSettings, resetRig, setScript, setSettings, setTarget, step, type PhysikWorld } from '../core';
+import {
+  addControlPoint, createPhysikWorld, getScript, getSettings, removeControlPoint, resetRig, setControlPointActive, setScript,
+  setSettings, setTarget, step, type PhysikWorld,
+} from '../core';
 import { createHistory } from './history';
 import { createUndoable, type PendingStep, type RigRef } from './edits';
 import { addSceneRig, replaceCrowd, replaceScene } from './simScene';
@@ -183,13 +186,29 @@ function handle(c: SimCommand): void {
       pending = null;
       break;
     case 'undo':
-      history.undo();
-      acc = 0;
-      break;
     case 'redo':
-      history.redo();
+      if (c.type === 'undo') history.undo();
+      else history.redo();
+      if (c.pose) writer = createPoseWriter(c.pose); // the step had another set of points
       acc = 0;
       break;
+    case 'addPoint':
+      addControlPoint(world!, rig, c.point);
+      writer = createPoseWriter(c.pose);
+      break;
+    case 'removePoint': {
+      const cp = world!.physik.rigs.find((r) => r.eid === rig)?.controlPoints[c.point];
+      if (cp === undefined) throw new Error(`no control point ${c.point} on the main rig`);
+      removeControlPoint(world!, cp);
+      writer = createPoseWriter(c.pose);
+      break;
+    }
+    case 'active': {
+      const cp = world!.physik.rigs.find((r) => r.eid === rig)?.controlPoints[c.point];
+      if (cp === undefined) throw new Error(`no control point ${c.point} on the main rig`);
+      setControlPointActive(world!, cp, c.active);
+      break;
+    }
   }
 }
 
@@ -203,5 +222,5 @@ scope.onmessage = (e) => {
   applied = c.id;
   // running, the next step publishes; paused (or the topology just changed), publish now so
   // the page sees the command applied
-  if (paused || c.type === 'init' || c.type === 'scene' || c.type === 'crowd' || c.type === 'undo' || c.type === 'redo') publish();
+  if (paused || c.type === 'init' || c.type === 'scene' || c.type === 'crowd' || c.type === 'undo' || c.type === 'redo' || c.type === 'addPoint' || c.type === 'removePoint') publish();
 };

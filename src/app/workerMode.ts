@@ -15,21 +15,28 @@
  * thread), a loaded scene or file and the crowd are messages too; a new topology gets a new
  * pose buffer. The feel (feel.ts) works as on the main thread: both worlds' main rigs get it.
  *
- * Undo and redo work as on the main thread (a target drag or move, a setting, a feel knob, a
+ * Bone grabbing and pins (grab.ts), enabling and deleting points work on both worlds: a point
+ * added or removed in the copy is added or removed in the worker too (by index in the main
+ * rig's points), with a new pose buffer that fits the new set. Undo and redo work as on the
+ * main thread (a target drag or move, a grab, a pin, a point edit, a setting, a feel knob, a
  * reset: each one step putting the main rig back exactly, pose and motion): the states are
  * the worker's (it captures them as the messages arrive, in order with the edits), the page
- * keeps the labels and its own settings and feel per step.
+ * keeps the labels and its own settings, feel and control points per step, and rebuilds its
+ * copy's points (with a new pose buffer, sent with the undo) when a step had another set.
  *
- * Off in worker mode (each needs the world on the main thread, or control points added and
- * removed in both worlds): recording, playback and rewind; compare; the Rapier ghost; onion
- * skins; bone grabbing and pins; enabling and deleting points; keys. The host lists them in
- * `unavailable`: the help leaves them out, the panel hides them and names them, and calls say so.
+ * Off in worker mode (each needs the world on the main thread): recording, playback and
+ * rewind; keys; compare; the Rapier ghost; onion skins. The host lists them in `unavailable`:
+ * the help leaves them out, the panel hides them and names them, and calls say so.
  *
  * Needs SharedArrayBuffer, so a cross-origin isolated page (COOP same-origin + COEP
  * require-corp: vite.config.ts sends them); `workerModeAvailable()` says whether this page is,
  * and main.ts (the entry) falls back to the main thread with a message when it is not.
  */
-import { getScript, getSettings, setSettings, setTarget } from '../core';
+import {
+  addControlPoint, describeControlPoint, getScript, getSettings, removeControlPoint, setControlPointActive, setSettings, setTarget,
+} from '../core';
+import type { ControlPointDescription } from '../scene/types';
+import { createBoneGrabber } from './grab';
 import { createPoseBuffer, createPoseReader, poseLayoutOf, META_STEP_MS, type PoseReader } from './poseBuffer';
 import { CONTROL_INTS, CONTROL_STEPS, type SimCommand, type SimReport } from './simProtocol';
 import type { Scene } from '../scene/types';
@@ -51,7 +58,7 @@ export const WORKER_UNAVAILABLE = 'Worker mode (?worker=1) needs SharedArrayBuff
   + '`npm run preview`). This page is not isolated: the simulation runs on the main thread.';
 
 /** What worker mode leaves out (each needs the world on the main thread). */
-export const WORKER_MODE_OFF: readonly Feature[] = ['boneGrab', 'pointEdits', 'keys', 'recording', 'compare', 'rapier', 'onion'];
+export const WORKER_MODE_OFF: readonly Feature[] = ['keys', 'recording', 'compare', 'rapier', 'onion'];
 
 const WHY_OFF = 'They need the world on the main thread: untick "simulation in a worker" to have them.';
 const offMessage = (what: string) => `${what}: off in worker mode (it needs the world on the main thread; open the page without ?worker=1)`;
@@ -147,24 +154,57 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
   // ---- undo: the states stay in the worker (simProtocol.ts begin/commit/undo/redo); the page
   // keeps the steps' labels in its history and, per step, what it holds beside its copy of the
   // world (the settings shown and validated here, the feel knobs), put back with them
-  const pageState = () => ({ settings: { ...getSettings(world, core.rig) }, feel: core.feelState });
-  const putBack = (s: ReturnType<typeof pageState>) => {
+  const pageState = () => ({
+    settings: { ...getSettings(world, core.rig) },
+    feel: core.feelState,
+    points: Array.from(record().controlPoints, (cp) => describeControlPoint(world, cp)),
+  });
+  type PageState = ReturnType<typeof pageState>;
+  /**
+   * Ask the worker to undo or redo and put back what the page holds for that step: its
+   * copy's control points rebuilt when the step had another set (the worker rebuilds its own
+   * from its state, in the same order; a new pose buffer fits both), settings and feel.
+   */
+  const restoreStep = (type: 'undo' | 'redo', s: PageState) => {
+    const names = record().controlPointNames;
+    const sameSet = names.length === s.points.length && s.points.every((p, i) => p.name === names[i]);
+    if (!sameSet) {
+      for (const cp of Array.from(record().controlPoints)) removeControlPoint(world, cp);
+      for (const p of s.points) addControlPoint(world, core.rig, p);
+    }
+    send(sameSet ? { type } : { type, pose: newPoseBuffer() });
     setSettings(world, core.rig, s.settings);
     core.feelState = s.feel;
+    // the selected point may be gone
+    const sel = core.selection.name;
+    if (sel !== null && !record().controlPointByName.has(sel)) core.selection.select(null);
     core.changed();
   };
+  /** Control points of the main rig added or removed here and in the worker (a new pose buffer fits the new set). */
+  const addPoint = (point: ControlPointDescription): number => {
+    const cp = addControlPoint(world, core.rig, point); // throws, nothing changed, when refused
+    send({ type: 'addPoint', pose: newPoseBuffer(), point: describeControlPoint(world, cp) });
+    return cp;
+  };
+  const removePoint = (cp: number): void => {
+    const i = record().controlPoints.indexOf(cp);
+    if (i < 0) throw new Error(`no control point ${cp} on the main rig`);
+    removeControlPoint(world, cp);
+    send({ type: 'removePoint', pose: newPoseBuffer(), point: i });
+  };
   /** An action starting: the worker takes the state now; `commit` makes it one step of the history. */
-  function beginStep(label: string): { commit(): void; cancel(): void } {
+  function beginStep(label: string): { commit(final?: string): void; cancel(): void } {
     const before = pageState();
     send({ type: 'begin', label });
     return {
-      commit() {
+      commit(final = label) {
+        label = final;
         send({ type: 'commit', label });
         const after = pageState();
         core.history.push({
           label,
-          undo: () => { send({ type: 'undo' }); putBack(before); },
-          redo: () => { send({ type: 'redo' }); putBack(after); },
+          undo: () => restoreStep('undo', before),
+          redo: () => restoreStep('redo', after),
         });
       },
       cancel() { send({ type: 'cancel' }); },
@@ -179,6 +219,7 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     return out;
   }
   let dragStep: { commit(): void; cancel(): void } | null = null;
+  let grabStep: { commit(label: string): void } | null = null;
 
   const off = (what: string): never => { throw new Error(offMessage(what)); };
   const recorder: RecordingControls = {
@@ -216,7 +257,18 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
     setPaused(p) { paused = p; send({ type: 'pause', paused: p }); },
     stepOnce() { paused = true; send({ type: 'step' }); return true; },
     reset() { asStep('reset', () => send({ type: 'reset' })); },
-    grabber: { grabbing: null, dispose() { /* bone grabbing is off in worker mode */ } },
+    grabber: createBoneGrabber({
+      ref: core.ref, view: core.view, canvas: core.canvas, dragger: core.dragger,
+      onStart: () => { grabStep = beginStep('grab'); },
+      onEnd(pin, bone) {
+        grabStep?.commit(pin ? `pin ${pin} on ${bone}` : `grab ${bone}`);
+        grabStep = null;
+      },
+      onBone: (bone) => core.view.setSelectedBone(bone),
+      onPin: (cp) => core.selection.select(core.selection.nameOf(cp)),
+      onError: showError,
+      points: { add: addPoint, move: (cp, to) => postTarget(cp, to, true), remove: removePoint },
+    }),
     applySettings(patch) {
       asStep(`set ${Object.keys(patch).join(', ')}`, () => {
         setSettings(world, core.rig, patch); // throws before anything changes when refused
@@ -237,8 +289,25 @@ export function startWorkerMode(initial: Scene, initialName: string, options: Sa
       if (!to.every(Number.isFinite)) throw new Error(`target of "${name}" must be finite, got [${to.join(', ')}]`);
       asStep(`move ${name}`, () => postTarget(cp, to, false));
     },
-    deleteSelected() { if (core.selection.name !== null) off('deleting points'); },
-    toggleSelected() { if (core.selection.name !== null) off('enabling / disabling points'); },
+    deleteSelected() {
+      const name = core.selection.name;
+      if (name === null) return;
+      const cp = record().controlPointByName.get(name);
+      if (cp === undefined) return;
+      core.selection.select(null);
+      asStep(`delete ${name}`, () => removePoint(cp));
+    },
+    toggleSelected() {
+      const name = core.selection.name;
+      if (name === null) return;
+      const cp = record().controlPointByName.get(name)!, i = record().controlPoints.indexOf(cp);
+      const on = world.physik.ControlPoint.active[cp] !== 1;
+      asStep(`${on ? 'enable' : 'disable'} ${name}`, () => {
+        setControlPointActive(world, cp, on);
+        send({ type: 'active', point: i, active: on });
+      });
+      core.changed();
+    },
     undo() { core.history.undo(); },
     redo() { core.history.redo(); },
     get keys() { return getScript(world, core.rig); },
