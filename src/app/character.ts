@@ -17,7 +17,8 @@ import { recordingToSourceGlb } from '../io/gltfSource';
 import { recordingToSourceBvh } from '../io/bvhSource';
 import { createCharacterLayer, type CharacterLayer } from '../render/characterLayer';
 import type { View } from '../render/view';
-import { saveCharacter, saveCharacterScene, type StoredCharacter } from './characterStore';
+import type { HumanoidMapping } from '../io/humanoid';
+import { saveCharacter, saveCharacterMapping, saveCharacterScene, type StoredCharacter } from './characterStore';
 
 /** The file a rig was imported from. */
 export interface CharacterFile {
@@ -57,6 +58,8 @@ export interface Character {
   saveScene(sceneText: string): Promise<void>;
   /** Look from the front, side or top (the rig's bounds framed). */
   look(from: 'front' | 'side' | 'top'): void;
+  /** The humanoid mapping kept with the file as last edited (a reload puts it here for the joint panel), or null. */
+  keptMapping: HumanoidMapping | null;
 }
 
 export interface CharacterHost {
@@ -79,6 +82,7 @@ export function createCharacter(host: CharacterHost): Character {
   let overlay: BonesOverlay = 'xray';
   let meshVisible = true;
   let generation = 0;
+  let keptMapping: HumanoidMapping | null = null;
 
   function applyOverlay(): void {
     view.setBonesOverlay(layer && meshVisible ? overlay : 'over');
@@ -90,6 +94,7 @@ export function createCharacter(host: CharacterHost): Character {
     removeLayer = null;
     layer = null;
     file = null;
+    keptMapping = null;
     applyOverlay();
   }
 
@@ -173,6 +178,8 @@ export function createCharacter(host: CharacterHost): Character {
     },
     saveScene: (sceneText) => (file ? saveCharacterScene(file.name, sceneText) : Promise.resolve()),
     look,
+    get keptMapping() { return keptMapping; },
+    set keptMapping(m: HumanoidMapping | null) { keptMapping = m; },
   };
   return character;
 }
@@ -224,7 +231,7 @@ export interface ReopenHost {
 /**
  * Open a character kept in IndexedDB (a reload of its address): import its file again, then
  * put back the scene as last edited (its control points, targets, limits, settings), the mesh
- * still drawn; from then on keep the scene's edits every few seconds and when the page is left.
+ * still drawn, and the humanoid roles as last edited (`keptMapping`, for the joint panel); from then on keep the scene's edits every few seconds and when the page is left.
  */
 export async function reopenCharacter(sandbox: ReopenHost, stored: StoredCharacter, parse: (text: string, where: string) => import('../scene/types').Scene): Promise<boolean> {
   if (!(await sandbox.openFile(stored.data, stored.fileName))) return false;
@@ -237,6 +244,11 @@ export async function reopenCharacter(sandbox: ReopenHost, stored: StoredCharact
     } catch (e) {
       showNotesBox(`${stored.name}: opened as imported`, [`the edits kept with it could not be applied: ${e instanceof Error ? e.message : String(e)}`]);
     }
+  }
+  // the roles as last edited in the joint panel (opening the file stored it afresh, without them)
+  if (stored.mapping && sandbox.character.file) {
+    sandbox.character.keptMapping = stored.mapping;
+    await saveCharacterMapping(stored.name, stored.mapping).catch(() => undefined);
   }
   return true;
 }

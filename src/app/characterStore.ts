@@ -1,6 +1,7 @@
 /**
  * Imported characters kept across reloads (browser only): the opened file's bytes (or text)
- * under the name the address shows (`?scene=<name>`), with the scene as last edited, in the
+ * under the name the address shows (`?scene=<name>`), with the scene as last edited (and the
+ * humanoid mapping, when its roles were edited), in the
  * page's IndexedDB. A reload of `?scene=RiggedFigure` finds the character there and opens it
  * again, with its edits; the file itself never leaves the browser.
  *
@@ -8,6 +9,8 @@
  * refuses (private windows, a full disk), saving is skipped and reported by the promise;
  * loading finds nothing.
  */
+
+import type { HumanoidMapping } from '../io/humanoid';
 
 const DB = 'physik-ecs';
 const STORE = 'characters';
@@ -20,6 +23,8 @@ export interface StoredCharacter {
   data: ArrayBuffer | string;
   /** The scene file as last saved (the rig with its edits), JSON text; absent until edited. */
   sceneText?: string;
+  /** The humanoid template's mapping as last edited in the joint panel (roles); absent until edited. */
+  mapping?: HumanoidMapping;
   /** When it was saved (ms since 1970). */
   saved: number;
 }
@@ -58,6 +63,12 @@ export function saveCharacter(entry: Omit<StoredCharacter, 'saved'>): Promise<vo
 export async function saveCharacterScene(name: string, sceneText: string): Promise<void> {
   const found = await loadCharacter(name);
   if (found) await saveCharacter({ ...found, sceneText });
+}
+
+/** Update the humanoid mapping of a kept character (nothing when there is none by that name). */
+export async function saveCharacterMapping(name: string, mapping: HumanoidMapping): Promise<void> {
+  const found = await loadCharacter(name);
+  if (found) await saveCharacter({ ...found, mapping });
 }
 
 /** The character kept under `name`, or undefined. */

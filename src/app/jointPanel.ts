@@ -13,7 +13,9 @@
  *
  * Every change applies live to the world through the plugin's API and is one undo step; a
  * refused value (not a number, outside −180…180, min above max) is shown in #error and the
- * fields go back to the joint's limits. The scene file ("save scene .json") saves the limits.
+ * fields go back to the joint's limits. The scene file ("save scene .json") saves the limits;
+ * an imported character also keeps its roles as edited with its file in IndexedDB
+ * (characterStore.ts), taken again when a reload opens it.
  * Mounted by panel.ts (`mountJointPanel`); not in worker mode (the world is in the worker).
  */
 import type GUI from 'lil-gui';
@@ -22,6 +24,7 @@ import { TEMPLATE_ROLES, type TemplateRole } from '../io/humanoid';
 import type { RigDescription } from '../world/types';
 import type { Sandbox } from './sandbox';
 import { createJointEditing, NEW_AXIS_LIMIT, type JointEditing, type JointLimits } from './joints';
+import { saveCharacterMapping } from './characterStore';
 
 const AXES = ['x', 'y', 'z'] as const;
 type Axis = (typeof AXES)[number];
@@ -62,7 +65,24 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
     get rig() { return sandbox.rig; },
     history: sandbox.history,
     rigDescription: () => (JSON.parse(sandbox.sceneFile()) as { rig: RigDescription }).rig,
+    // a character keeps its roles as edited with its file, for the next reload
+    mappingChanged(mapping) {
+      const name = sandbox.character.file?.name;
+      if (name) void saveCharacterMapping(name, mapping).catch(() => undefined);
+    },
   });
+  /** The rig, character and kept mapping last taken (a reload puts the mapping there after the rig is loaded). */
+  let keptFor = '';
+  function adoptKept(): void {
+    const kept = sandbox.character.keptMapping;
+    const key = `${sandbox.rig} ${sandbox.character.file?.name ?? ''} ${kept ? 'kept' : ''}`;
+    if (key === keptFor) return;
+    keptFor = key;
+    if (!kept) return;
+    joints.adoptMapping(kept);
+    shownMapping = '';
+    refresh();
+  }
   const folder = gui.addFolder('joint');
   folder.$title.title = JOINT_TIPS.folder;
   const advanced = gui.folders.find((f) => f._title === 'Advanced');
@@ -192,7 +212,11 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
   const onChange = sandbox.onChange, onLive = sandbox.onLive;
   sandbox.onChange = () => { onChange?.(); refresh(); };
   // a bone pressed in the view changes the selection without telling the panel: look about ten times a second
-  sandbox.onLive = () => { onLive?.(); if (sandbox.view.selectedBone !== shownBone || sandbox.rig !== shownRig) refresh(); };
+  sandbox.onLive = () => {
+    onLive?.();
+    if (sandbox.view.selectedBone !== shownBone || sandbox.rig !== shownRig) refresh();
+    adoptKept(); // (a character's file is attached after its rig is loaded)
+  };
   refresh();
   return { folder, joints, refresh };
 }

@@ -13,8 +13,9 @@
  * across reloads.
  *
  * The mapping is found again from the rig's description whenever another rig is loaded
- * (`applyHumanoidTemplate`: by names, else by the skeleton's shape); role changes are kept for
- * as long as that rig is shown (not in the scene file: its limits are).
+ * (`applyHumanoidTemplate`: by names, else by the skeleton's shape), or taken from before
+ * (`adoptMapping`: a character's, kept with its file); every change is told
+ * (`mappingChanged`) so a character can keep it. The scene file has the limits, not the roles.
  */
 import { getJointLimits, setJointLimits, type JointLimits, type PhysikWorld } from '../core';
 import { findRig } from '../world/world';
@@ -33,6 +34,8 @@ export interface JointHost {
   readonly history: History;
   /** The rig's description as it stands (the scene file's `rig`). */
   rigDescription(): RigDescription;
+  /** The mapping changed (a role set, undone or redone): a character keeps it with its file. */
+  mappingChanged?(mapping: HumanoidMapping): void;
 }
 
 export interface JointEditing {
@@ -50,6 +53,12 @@ export interface JointEditing {
   roleOf(bone: string): TemplateRole | null;
   /** Give a bone a role (null: none) and the template's limits for it (one undoable step); throws, nothing changed, when refused. */
   setRole(bone: string, role: TemplateRole | null): void;
+  /**
+   * Take a mapping kept from before (a character's, as last edited) as the rig's, without
+   * touching its limits (they were kept with the scene); roles of bones the rig lacks are left
+   * out. Not an undo step.
+   */
+  adoptMapping(kept: HumanoidMapping): void;
 }
 
 /** A new limit on a free axis starts at this (degrees each way). */
@@ -81,6 +90,7 @@ export function createJointEditing(host: JointHost): JointEditing {
     restoreExtra(extra) {
       if (extra.rig !== host.rig) return;
       mapping = extra.mapping;
+      host.mappingChanged?.(mapping);
       // the limits came back with the rig's snapshot: set them again through the API, so what
       // it derives from them follows
       const r = record();
@@ -112,6 +122,15 @@ export function createJointEditing(host: JointHost): JointEditing {
         setJointLimits(world, host.rig, bone, limits); // throws before anything changes
         mapping = next;
       });
+      host.mappingChanged?.(mapping);
+    },
+    adoptMapping(kept) {
+      current();
+      const known = record().boneByName;
+      const roles = Object.fromEntries(Object.entries(kept).filter(([role, v]) =>
+        role !== 'spine' && role !== 'neck' && typeof v === 'string' && known.has(v)));
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((b): b is string => typeof b === 'string' && known.has(b)) : []);
+      mapping = { ...roles, spine: list(kept.spine), neck: list(kept.neck) };
     },
   };
 }

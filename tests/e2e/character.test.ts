@@ -5,9 +5,9 @@
  * importer's notes are shown, the skin under the pointer is lit (tinted), a click on it picks and pins the bone under it, the joint
  * folder shows that joint's role in the template's mapping (cleared and undone) and takes a
  * limit typed in degrees (a bad one refused), the saved scene has it, `f` frames the joint and
- * `1` looks from the front, the hand's handle dragged with the mouse moves the hand while the
+ * `1` looks from the front, another joint chosen in the folder loses its role, the hand's handle dragged with the mouse moves the hand while the
  * take records, the .glb export is the source file with the take added, and a reload of the
- * address finds the character again (kept in IndexedDB) with the limit as edited. An unknown
+ * address finds the character again (kept in IndexedDB) with the limit and the roles as edited. An unknown
  * `?scene=` says so and shows the default scene.
  */
 import { describe, expect, it } from 'vitest';
@@ -159,6 +159,13 @@ describe('an imported character (headless Chromium)', () => {
     const facing = await page.evaluate(() => { const s = window.__physik!; const d = s.view.camera.position.clone().sub(s.view.orbit.target).normalize(); return [d.x, d.y, d.z]; });
     expect(facing[2]).toBeGreaterThan(0.99);
 
+    // another joint picked in the folder's list loses its role; the character keeps that
+    await panelControl(page, 'joint').locator('select').selectOption('node10');
+    expect(await panelControl(page, 'template role').locator('select').inputValue()).toBe('leftToes');
+    await panelControl(page, 'template role').locator('select').selectOption('(none)');
+    expect(await page.locator('.joint-mapping').textContent()).not.toContain('leftToes: node10');
+    await blur(page);
+
     // the hand's handle dragged with the mouse, the take recorded while the body follows
     await page.keyboard.press('x'); // over the mesh
     await page.keyboard.press('x'); // back to through it
@@ -206,6 +213,12 @@ describe('an imported character (headless Chromium)', () => {
     await page.waitForFunction(() => (window.__physik!.character?.layer?.meshes ?? 0) > 0, undefined, { timeout: 20_000 });
     expect(Object.keys(await page.evaluate(() => window.__physik!.bones))).toHaveLength(19);
     expect(await xLimit()).toEqual([-20, 60]); // the limits as edited, kept with the file
+    // and the roles as edited: the mapping shown has the toes without theirs, the thigh with its own
+    await page.waitForFunction(() => {
+      const text = document.querySelector('.joint-mapping')?.textContent ?? '';
+      return text.includes('rightToes: node6') && !text.includes('leftToes: node10');
+    }, undefined, { timeout: 10_000 });
+    expect(await page.locator('.joint-mapping').textContent()).toContain(`leftUpperLeg: ${leftThigh}`);
     await saveShot(page, 'character-RiggedFigure-reloaded');
     expect(errors).toEqual([]);
     await page.close();

@@ -2,7 +2,8 @@
  * The sandbox's joint editing without a browser: the humanoid scene's mapping found by names,
  * a joint's limits changed as one undoable step (undo and redo put them back and forth), a bad
  * value refused with nothing changed, a role changed (the template's limits applied, the
- * mapping following, both undone together), and the scene file saving the limits as edited.
+ * mapping following, both undone together), the scene file saving the limits as edited, and a
+ * mapping kept from before taken back.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { parseScene, parseSceneText } from '../../../src/scene/load';
 import { createHistory } from '../../../src/app/history';
 import { createJointEditing, limitsText } from '../../../src/app/joints';
 import { sceneFileText } from '../../../src/app/sceneFile';
+import type { HumanoidMapping } from '../../../src/io/humanoid';
 
 const humanoid = parseScene(JSON.parse(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8')));
 function load() {
@@ -19,8 +21,9 @@ function load() {
   const { rig } = addRig(world, { rig: humanoid.rig, controlPoints: humanoid.controlPoints, settings: humanoid.settings });
   const history = createHistory();
   const save = () => sceneFileText(world, findRig(world, rig), humanoid);
-  const joints = createJointEditing({ world, rig, history, rigDescription: () => JSON.parse(save()).rig });
-  return { world, rig, history, joints, save };
+  const told: HumanoidMapping[] = [];
+  const joints = createJointEditing({ world, rig, history, rigDescription: () => JSON.parse(save()).rig, mappingChanged: (m) => told.push(m) });
+  return { world, rig, history, joints, save, told };
 }
 
 describe('joint editing in the sandbox', () => {
@@ -77,5 +80,23 @@ describe('joint editing in the sandbox', () => {
     expect(joints.roleOf('forearm.L')).toBe('leftLowerArm');
     expect(joints.limits('shin.L')).toEqual(shin);
     expect(() => joints.setRole('nope', 'head')).toThrow(/no bone named "nope"/);
+  });
+
+  it('tells every mapping change (to keep it) and takes a kept mapping back, leaving out bones the rig lacks', () => {
+    const { history, joints, told } = load();
+    joints.setRole('hand.L', null);
+    history.undo();
+    history.redo();
+    expect(told.map((m) => m.leftHand ?? null)).toEqual([null, 'hand.L', null]);
+    const kept = { ...told[0]!, head: 'no such bone', spine: ['torso', 'gone'] };
+    const fresh = load();
+    expect(fresh.joints.roleOf('hand.L')).toBe('leftHand');
+    const before = fresh.joints.limits('hand.L');
+    fresh.joints.adoptMapping(kept);
+    expect(fresh.joints.roleOf('hand.L')).toBeNull();
+    expect(fresh.joints.mapping.head).toBeUndefined();
+    expect(fresh.joints.mapping.spine).toEqual(['torso']);
+    expect(fresh.joints.limits('hand.L')).toEqual(before); // the limits stay as the scene has them
+    expect(fresh.history.undoLabels).toEqual([]);
   });
 });
