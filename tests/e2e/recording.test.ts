@@ -86,6 +86,19 @@ describe('recording in the sandbox (headless Chromium)', () => {
     await button(page, '▶ play (loop)').click();
     await page.waitForFunction((f0) => window.__physik!.recorder.state.frame !== f0, f, { timeout: 30_000 });
     expect(await showsFrame(page)).toBe(true);
+    // trim: a click on the bar at 1/4 and `i`, at 3/4 and `o`, then "trim to in–out" keeps that part, bit for bit
+    const markAt = async (t: number, key: string) => {
+      await page.mouse.click(along(t), box.y + 22);
+      await page.keyboard.press(key);
+      return page.evaluate(() => window.__physik!.recorder.state.frame);
+    };
+    const fIn = await markAt(0.25, 'i'), fOut = await markAt(0.75, 'o');
+    expect(await page.evaluate(() => [window.__physik!.recorder.state.markIn, window.__physik!.recorder.state.markOut])).toEqual([fIn, fOut]);
+    const kept = await page.evaluate(([a, b]) => Array.from(window.__physik!.recorder.recording!.steps.slice(a, b! + 1)), [fIn, fOut]);
+    await button(page, 'trim to in–out').click();
+    expect(await frames(page)).toBe(fOut - fIn + 1);
+    expect(await page.evaluate(() => Array.from(window.__physik!.recorder.recording!.steps))).toEqual(kept);
+    expect(await showsFrame(page)).toBe(true);
     // back to live: the simulation is where it was before playback, and runs on
     await button(page, 'back to live').click();
     expect(await mode(page)).toBe('live');
