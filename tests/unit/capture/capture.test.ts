@@ -126,8 +126,9 @@ describe('capture of the CMU walk', () => {
       const { stats } = run.result;
       expect(stats.finite).toBe(true);
       expect(Number.isFinite(stats.maxLimitViolationDeg)).toBe(true);
-      // measured: 3.2° (the free toes flung against their limits by the marked feet; the goal
-      // is 2°, see docs/capture.md); 7.7° before the limits took the clip's range
+      // measured: 3.97° (the free toes flung against their limits by the marked feet, then a
+      // hand and a forearm near 3°; the goal is 2°, see docs/capture.md); 7.7° before the limits
+      // took the clip's range
       expect(stats.maxLimitViolationDeg).toBeLessThan(4);
       const rotations = run.result.recording.rotations;
       for (let k = 0; k < run.result.recording.frameCount * 31 * 4; k++) expect(Number.isFinite(rotations[k]!)).toBe(true);
