@@ -17,7 +17,8 @@ import { recordingToSourceGlb } from '../io/gltfSource';
 import { recordingToSourceBvh } from '../io/bvhSource';
 import { createCharacterLayer, type CharacterLayer } from '../render/characterLayer';
 import type { View } from '../render/view';
-import type { HumanoidMapping } from '../io/humanoid';
+import { facingOf, type HumanoidMapping, type HumanoidReport } from '../io/humanoid';
+import type { RigDescription } from '../world/types';
 import { saveCharacter, saveCharacterMapping, saveCharacterScene, type StoredCharacter } from './characterStore';
 
 /** The file a rig was imported from. */
@@ -31,6 +32,15 @@ export interface CharacterFile {
   joints?: readonly { name: string; node: number }[];
   /** A hand's bone, when the humanoid template found one (the left, else the right). */
   hand?: string;
+  /** The way the figure faces, when the humanoid template found its feet (horizontal, unit): `1` looks at it from there. */
+  facing?: [number, number, number];
+}
+
+/** What an import tells of the figure for the sandbox: a hand's bone and the way it faces. */
+export function figureOf(r: { scene: { rig: RigDescription }; humanoid?: HumanoidReport }): Pick<CharacterFile, 'hand' | 'facing'> {
+  const hand = r.humanoid?.mapping.leftHand ?? r.humanoid?.mapping.rightHand;
+  const facing = r.humanoid && r.humanoid.method !== 'none' ? facingOf(r.scene.rig, r.humanoid.mapping) : null;
+  return { ...(hand ? { hand } : {}), ...(facing ? { facing } : {}) };
 }
 
 /** How the bones are drawn with a mesh: over it, through it (X-ray), or not at all. */
@@ -56,7 +66,7 @@ export interface Character {
   exportOnto(kind: 'glb' | 'bvh', rec: Recording): Promise<{ name: string; data: Uint8Array | string; type: string } | undefined>;
   /** Keep the scene (with its edits) with the file, for the next reload. */
   saveScene(sceneText: string): Promise<void>;
-  /** Look from the front, side or top (the rig's bounds framed). */
+  /** Look from the front (the way the figure faces, else +Z), its left side or the top (the rig's bounds framed). */
   look(from: 'front' | 'side' | 'top'): void;
   /** The humanoid mapping kept with the file as last edited (a reload puts it here for the joint panel), or null. */
   keptMapping: HumanoidMapping | null;
@@ -136,7 +146,9 @@ export function createCharacter(host: CharacterHost): Character {
     view.frame();
     const { camera, orbit } = view;
     const d = camera.position.distanceTo(orbit.target);
-    const dir = from === 'front' ? [0, 0, 1] : from === 'side' ? [1, 0, 0] : [0, 1, 1e-4];
+    // the figure's front (the way its toes point; +Z when not known), its left side (up × front), or above
+    const f = file?.facing ?? [0, 0, 1];
+    const dir = from === 'front' ? f : from === 'side' ? [f[2], 0, -f[0]] : [1e-4 * f[0], 1, 1e-4 * f[2]];
     const l = Math.hypot(dir[0]!, dir[1]!, dir[2]!);
     camera.position.set(orbit.target.x + (d * dir[0]!) / l, orbit.target.y + (d * dir[1]!) / l, orbit.target.z + (d * dir[2]!) / l);
     camera.lookAt(orbit.target);

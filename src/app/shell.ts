@@ -20,7 +20,7 @@ import type { Recording } from '../io/recording';
 import { createHud, type Hud } from '../hud/overlay';
 import { TIMELINE_HEIGHT } from '../hud/timeline';
 import { installFileDrop } from './drop';
-import type { CharacterFile } from './character';
+import { figureOf, type CharacterFile } from './character';
 import type { Feature, Sandbox } from './sandbox';
 
 export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -93,13 +93,11 @@ export async function readOpenedFile(data: string | ArrayBuffer, fileName: strin
   const name = fileName.replace(/^.*[\\/]/, '').replace(/(\.recording)?\.[^.]+$/, '');
   if (ext === '.bvh') {
     const r = importBvh(text(), fileName, { controlPoints: 2 });
-    const hand = r.humanoid?.mapping.leftHand ?? r.humanoid?.mapping.rightHand;
-    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: text(), ...(hand ? { hand } : {}) } };
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: text(), ...figureOf(r) } };
   }
   if (ext === '.glb' || ext === '.gltf') {
     const r = await importGltf(ext === '.gltf' ? text() : data, fileName, { controlPoints: 2 });
-    const hand = r.humanoid?.mapping.leftHand ?? r.humanoid?.mapping.rightHand;
-    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: ext === '.gltf' ? text() : data, joints: r.joints, ...(hand ? { hand } : {}) } };
+    return { kind: 'scene', scene: r.scene, name, notes: r.warnings, source: { name, fileName, data: ext === '.gltf' ? text() : data, joints: r.joints, ...figureOf(r) } };
   }
   if (ext !== '.json') {
     throw new Error(`unsupported file type "${ext || '(no extension)'}": open a scene (.json) or a rig (${OPENABLE.slice(1).join(', ')})`);

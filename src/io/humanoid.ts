@@ -447,6 +447,12 @@ function forwardOf(rig: RigDescription, mapping: HumanoidMapping, pose: ReturnTy
   return { fwd, flipped: false };
 }
 
+/** The way a humanoid figure faces (horizontal, unit): where its toes point (else +Z); null when no foot is mapped. */
+export function facingOf(rig: RigDescription, mapping: HumanoidMapping): Vec3Tuple | null {
+  if (!mapping.leftFoot && !mapping.rightFoot) return null;
+  return forwardOf(rig, mapping, restPose(rig), 'names').fwd;
+}
+
 /** The role bone `bone` has in `mapping`, or null. */
 export function roleOf(mapping: HumanoidMapping, bone: string): TemplateRole | null {
   if (mapping.spine.includes(bone)) return 'spine';

@@ -156,8 +156,13 @@ describe('an imported character (headless Chromium)', () => {
     }, leftThigh!);
     expect(centred).toBeLessThan(0.15);
     await page.keyboard.press('1');
-    const facing = await page.evaluate(() => { const s = window.__physik!; const d = s.view.camera.position.clone().sub(s.view.orbit.target).normalize(); return [d.x, d.y, d.z]; });
-    expect(facing[2]).toBeGreaterThan(0.99);
+    const facing = await page.evaluate(() => {
+      const s = window.__physik!, d = s.view.camera.position.clone().sub(s.view.orbit.target).normalize();
+      const f = s.character!.file!.facing!; // the way the figure's toes point (the template's)
+      return { along: d.x * f[0] + d.y * f[1] + d.z * f[2], z: f[2] };
+    });
+    expect(facing.along).toBeGreaterThan(0.99); // the camera in front of the figure
+    expect(facing.z).toBeGreaterThan(0.99); // RiggedFigure faces +Z, as glTF figures do
 
     // another joint picked in the folder's list loses its role; the character keeps that
     await panelControl(page, 'joint').locator('select').selectOption('node10');

@@ -2,14 +2,14 @@
  * A joint's role in the humanoid template changed after the import (the sandbox's joint panel):
  * the role a bone has, a role moved to another bone, and the template's limits of a role in the
  * bone's own frame as it was built: the same limits the import gave for the role it had, a
- * knee given an elbow's role mirrored to bend the elbow's way round in its knee's frame, and
- * the defaults with no role.
+ * knee given an elbow's role mirrored to bend the elbow's way round in its knee's frame, the
+ * defaults with no role, and the way the figure faces (the sandbox's front view).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importBvh } from '../../../src/io/bvhImport';
 import { importGltf } from '../../../src/io/gltfImport';
-import { DEFAULT_LIMITS, roleLimits, roleOf, TEMPLATE_ROLES, withRole } from '../../../src/io/humanoid';
+import { DEFAULT_LIMITS, facingOf, restPose, roleLimits, roleOf, TEMPLATE_ROLES, withRole } from '../../../src/io/humanoid';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/external/${name}`, import.meta.url));
 
@@ -56,5 +56,23 @@ describe('roles of the humanoid template after the import', () => {
     expect(roleOf(spined, knee)).toBe('spine');
     expect(roleOf(withRole(spined, knee, null), knee)).toBeNull();
     expect(TEMPLATE_ROLES).toContain('leftHand');
+  });
+
+  it('the way a figure faces: horizontal, with its left hand on its left (RiggedFigure: +Z, as glTF has it)', async () => {
+    const cmu = importBvh(fixture('cmu_subject02_walk_delfem2.bvh').toString('utf8'), 'walk.bvh');
+    const fig = await importGltf(new Uint8Array(fixture('RiggedFigure.glb')), 'RiggedFigure.glb');
+    for (const r of [cmu, fig]) {
+      const rig = r.scene.rig, m = r.humanoid!.mapping;
+      const f = facingOf(rig, m)!;
+      expect(f[1]).toBe(0);
+      expect(Math.hypot(...f)).toBeCloseTo(1, 12);
+      const pose = restPose(rig), at = (b: string) => pose.tail[rig.bones.findIndex((x) => x.name === b)]!;
+      const l = at(m.leftHand!), rr = at(m.rightHand!);
+      // left = up × facing = (f.z, 0, −f.x)
+      expect((l[0] - rr[0]) * f[2] - (l[2] - rr[2]) * f[0]).toBeGreaterThan(0);
+    }
+    const f = facingOf(fig.scene.rig, fig.humanoid!.mapping)!;
+    expect(f[2]).toBeGreaterThan(0.99);
+    expect(facingOf(cmu.scene.rig, { spine: [], neck: [] })).toBeNull();
   });
 });
