@@ -8,7 +8,7 @@
  * through `parseScene`. Anything refused (a bad scene, a bad deep link, a dropped file that is
  * not a scene, an out-of-range setting) shows a message in #error; the page goes on.
  *
- * For tests, `window.__physik` exposes the sandbox; `window.physik` is a small handle
+ * For tests, `window.__physik` exposes the sandbox (its `motion.read()`: the Motion folder's state); `window.physik` is a small handle
  * (`pose()`, `metrics()`, `time()`, `compareMetrics()`, `rapierGhost(on)`, `rapierDistance()`, `rapierInits()`).
  */
 import { getSettings, readMetrics, readPose } from '../core';
@@ -18,7 +18,6 @@ import { rapierInits } from '../rapier/load';
 import type { JointModel } from '../rapier/jointPlan';
 import { readDeepLink, solverNames, writeDeepLink } from './deepLink';
 import { createPanel } from './panel';
-import { mountJointPanel } from './jointPanel';
 import { startSandbox } from './mainThread';
 import { startWorkerMode, switchWorkerMode, workerModeAvailable, WORKER_UNAVAILABLE } from './workerMode';
 import { errorText, fitView, hideError, showError } from './shell';
@@ -93,7 +92,6 @@ async function start(): Promise<void> {
     onLinkChange: () => writeDeepLink(sandbox),
     worker: { on: inWorker, toggle: switchWorkerMode },
   });
-  mountJointPanel(sandbox.panel, sandbox, { showError, clearError: hideError }); // the joint folder: limits and template roles
   sandbox.panel.onOpenClose(() => fitView(sandbox, false));
   fitView(sandbox, true); // the rig in the part of the view the panel and plots leave free
   document.title = `physik-ecs · ${name}`;

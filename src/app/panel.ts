@@ -12,6 +12,7 @@
  *   on the timeline strip), export .glb / .bvh / .json (downloads).
  * - Play / pause, one step, reset, undo, redo; the selected point: enable/disable, delete.
  * - Keys: key the selected target at the current step, delete its keys, and the list of keys.
+ * - Joint: the selected joint's limits and its humanoid template role (jointPanel.ts).
  * - Advanced: onion skins, the plots' solver internals, crowd copies, the simulation in a
  *   worker (a reload), recording frames per second, the Rapier ghost (joint model, over or
  *   beside the rig, the live tip distance), and every simulation setting.
@@ -32,6 +33,7 @@ import { rapierJointModels, rapierPlacements, type RapierPlacement } from './dee
 import { CROWD_MAX } from './simScene';
 import { FEATURE_NAMES, OPENABLE } from './shell';
 import { FEEL_RANGE } from './feel';
+import { mountJointPanel } from './jointPanel';
 
 /** Tooltips of the feel knobs (one line each). */
 export const FEEL_TIPS = {
@@ -427,6 +429,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
     for (const [, c] of controllers) c.updateDisplay();
   }
   sandbox.onChange = refresh;
+  mountJointPanel(gui, sandbox, options); // the joint folder (jointPanel.ts): limits and template roles
   return gui;
 }
 
