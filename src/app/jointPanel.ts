@@ -11,7 +11,8 @@
  *   joint's frame (y along the bone; on a templated limb, x is the bend).
  * - the mapping: which joint took which role, each joint a button that selects it.
  *
- * Every change applies live to the world through the plugin's API and is one undo step; a
+ * Every change applies live to the world through the plugin's API (and to the compare ghost's)
+ * and is one undo step; a
  * refused value (not a number, outside −180…180, min above max) is shown in #error and the
  * fields go back to the joint's limits. The scene file ("save scene .json") saves the limits;
  * an imported character also keeps its roles as edited with its file in IndexedDB
@@ -19,6 +20,7 @@
  * Mounted by panel.ts (`mountJointPanel`); not in worker mode (the world is in the worker).
  */
 import type GUI from 'lil-gui';
+import { getJointLimits, setJointLimits } from '../core';
 import type { Controller } from 'lil-gui';
 import { TEMPLATE_ROLES, type TemplateRole } from '../io/humanoid';
 import type { RigDescription } from '../world/types';
@@ -70,7 +72,16 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
       const name = sandbox.character.file?.name;
       if (name) void saveCharacterMapping(name, mapping).catch(() => undefined);
     },
+    limitsChanged: (bones) => mirrorLimits(bones),
   });
+  /** The compare ghost gets the joints' limits as they now are (a ghost that refuses one keeps its own). */
+  function mirrorLimits(bones: readonly string[]): void {
+    const ghost = sandbox.compare;
+    if (!ghost) return;
+    for (const b of bones) {
+      try { setJointLimits(ghost.world, ghost.rig, b, getJointLimits(sandbox.world, sandbox.rig, b)); } catch { /* its own stays */ }
+    }
+  }
   /** The rig, character and kept mapping last taken (a reload puts the mapping there after the rig is loaded). */
   let keptFor = '';
   function adoptKept(): void {

@@ -36,6 +36,8 @@ export interface JointHost {
   rigDescription(): RigDescription;
   /** The mapping changed (a role set, undone or redone): a character keeps it with its file. */
   mappingChanged?(mapping: HumanoidMapping): void;
+  /** These joints' limits changed (set, or put back by an undo or redo): the compare ghost follows. */
+  limitsChanged?(bones: readonly string[]): void;
 }
 
 export interface JointEditing {
@@ -94,9 +96,9 @@ export function createJointEditing(host: JointHost): JointEditing {
       // the limits came back with the rig's snapshot: set them again through the API, so what
       // it derives from them follows
       const r = record();
-      r.boneNames.forEach((name, i) => {
-        if (world.physik.Bone.parent[r.bones[i]!]! >= 0) setJointLimits(world, host.rig, name, getJointLimits(world, host.rig, name));
-      });
+      const joints = r.boneNames.filter((_, i) => world.physik.Bone.parent[r.bones[i]!]! >= 0);
+      for (const name of joints) setJointLimits(world, host.rig, name, getJointLimits(world, host.rig, name));
+      host.limitsChanged?.(joints);
     },
   });
   function record() { return findRig(world, host.rig); }
@@ -113,6 +115,7 @@ export function createJointEditing(host: JointHost): JointEditing {
     setLimits(bone, patch) {
       const axes = Object.entries(patch).map(([a, l]) => `${a} ${fmt(l)}`).join(', ');
       undoable.run(`limits of ${bone}: ${axes}`, () => setJointLimits(world, host.rig, bone, patch));
+      host.limitsChanged?.([bone]);
     },
     roleOf: (bone) => roleOf(current(), bone),
     setRole(bone, role) {
@@ -123,6 +126,7 @@ export function createJointEditing(host: JointHost): JointEditing {
         mapping = next;
       });
       host.mappingChanged?.(mapping);
+      host.limitsChanged?.([bone]);
     },
     adoptMapping(kept) {
       current();

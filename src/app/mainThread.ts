@@ -20,7 +20,7 @@
  */
 import {
   createSnapshot, getScript, getSettings, readMetrics, removeControlPoint, resetRig, restoreRig, setControlPointActive,
-  setScript, setSettings, setTarget, step,
+  setScript, setSettings, setTarget, step, withJointLimits,
 } from '../core';
 import { kinematicSolvers } from '../../systems/ik/registry';
 import type { Scene, ScriptEvent, Settings } from '../scene/types';
@@ -276,7 +276,7 @@ export function startSandbox(initial: Scene, initialName: string, options: Sandb
     if (solver !== null && !solverNames.includes(solver)) {
       throw new Error(`unknown solver "${solver}" to compare with (have: ${solverNames.join(', ')})`);
     }
-    compare = solver === null ? null : createComparison(ref, core.scene.rig, solver, core.scene.start);
+    compare = solver === null ? null : createComparison(ref, withJointLimits(world, core.rig, core.scene.rig), solver, core.scene.start); // (the limits as edited)
     ghostMs = 0;
     view.setGhost(compare ? compare.world : null);
     writeCompare();

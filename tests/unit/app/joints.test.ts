@@ -22,8 +22,11 @@ function load() {
   const history = createHistory();
   const save = () => sceneFileText(world, findRig(world, rig), humanoid);
   const told: HumanoidMapping[] = [];
-  const joints = createJointEditing({ world, rig, history, rigDescription: () => JSON.parse(save()).rig, mappingChanged: (m) => told.push(m) });
-  return { world, rig, history, joints, save, told };
+  const changed: string[][] = [];
+  const joints = createJointEditing({
+    world, rig, history, rigDescription: () => JSON.parse(save()).rig, mappingChanged: (m) => told.push(m), limitsChanged: (b) => changed.push([...b]),
+  });
+  return { world, rig, history, joints, save, told, changed };
 }
 
 describe('joint editing in the sandbox', () => {
@@ -38,10 +41,11 @@ describe('joint editing in the sandbox', () => {
   });
 
   it('a limit edit is one undoable step; a bad value is refused with nothing changed', () => {
-    const { world, rig, history, joints, save } = load();
+    const { world, rig, history, joints, save, changed } = load();
     step(world, 5);
     const before = joints.limits('forearm.L');
     joints.setLimits('forearm.L', { x: [10, 90] });
+    expect(changed).toEqual([['forearm.L']]); // told, for the compare ghost
     expect(joints.limits('forearm.L')).toEqual({ ...before, x: [10, 90] });
     expect(history.undoLabels).toEqual(['limits of forearm.L: x 10…90']);
     // saved with the scene, and the saved file opens with it
@@ -49,6 +53,7 @@ describe('joint editing in the sandbox', () => {
     expect(reopened.rig.bones.find((b) => b.name === 'forearm.L')!.limits).toEqual({ ...before, x: [10, 90] });
     history.undo();
     expect(joints.limits('forearm.L')).toEqual(before);
+    expect(changed[1]).toHaveLength(joints.bones().length - 1); // every joint put back: all told
     history.redo();
     expect(getJointLimits(world, rig, 'forearm.L').x).toEqual([10, 90]);
     for (const bad of [{ x: [90, 10] }, { y: [Number.NaN, 0] }, { z: [0, 500] }]) {
