@@ -102,15 +102,16 @@ export function createJointEditing(host: JointHost): JointEditing {
     },
   });
   function record() { return findRig(world, host.rig); }
+  function hasJoint(bone: string): boolean {
+    const b = record().boneByName.get(bone);
+    return b !== undefined && world.physik.Bone.parent[b]! >= 0;
+  }
 
   return {
     get mapping() { return current(); },
     get method() { current(); return method; },
     bones: () => record().boneNames,
-    hasJoint(bone) {
-      const b = record().boneByName.get(bone);
-      return b !== undefined && world.physik.Bone.parent[b]! >= 0;
-    },
+    hasJoint,
     limits: (bone) => getJointLimits(world, host.rig, bone),
     setLimits(bone, patch) {
       const axes = Object.entries(patch).map(([a, l]) => `${a} ${fmt(l)}`).join(', ');
@@ -121,8 +122,9 @@ export function createJointEditing(host: JointHost): JointEditing {
     setRole(bone, role) {
       const next = withRole(current(), bone, role);
       const limits = roleLimits(host.rigDescription(), current(), bone, role); // throws for an unknown bone
+      const joint = hasJoint(bone); // the root has no joint: only its role changes
       undoable.run(`${bone} as ${role ?? 'no role'}`, () => {
-        setJointLimits(world, host.rig, bone, limits); // throws before anything changes
+        if (joint) setJointLimits(world, host.rig, bone, limits); // throws before anything changes
         mapping = next;
       });
       host.mappingChanged?.(mapping);

@@ -85,6 +85,10 @@ describe('joint editing in the sandbox', () => {
     expect(joints.roleOf('forearm.L')).toBe('leftLowerArm');
     expect(joints.limits('shin.L')).toEqual(shin);
     expect(() => joints.setRole('nope', 'head')).toThrow(/no bone named "nope"/);
+    // the root has no joint: its role changes, nothing else
+    joints.setRole('torso', 'hips');
+    expect(joints.roleOf('torso')).toBe('hips');
+    expect(joints.limits('torso')).toEqual({ x: 'free', y: 'free', z: 'free' });
   });
 
   it('tells every mapping change (to keep it) and takes a kept mapping back, leaving out bones the rig lacks', () => {
