@@ -92,7 +92,7 @@ describe('an imported character (headless Chromium)', () => {
     await page.keyboard.press(' '); // paused: nothing moves under the pointer
     await page.keyboard.press('x');
     expect(await page.evaluate(() => window.__physik!.character!.overlay)).toBe('hidden');
-    const thigh = (await page.evaluate((b) => window.__physik!.screenOfBone(b, 0.5), leftThigh!))!;
+    const thigh = (await page.evaluate((b) => window.__physik!.screenOfBone(b, 0.5), leftThigh))!;
     await page.mouse.move(20, 300);
     await nextFrames(page);
     const unlit = await page.screenshot({ type: 'png' });
@@ -114,7 +114,7 @@ describe('an imported character (headless Chromium)', () => {
     const xLimit = () => page.evaluate((b) => {
       const s = window.__physik!, e = s.bones[b]!, L = s.world.physik.AngularLimit, deg = 180 / Math.PI;
       return L.enabled[e * 3] ? [Math.round(L.min[e * 3]! * deg * 1e6) / 1e6, Math.round(L.max[e * 3]! * deg * 1e6) / 1e6] : 'free';
-    }, leftThigh!);
+    }, leftThigh);
     expect(await xLimit()).toEqual([-20, 120]); // the template's hip
     // the role cleared: the defaults; undone: the hip's limits again
     await panelControl(page, 'template role').locator('select').selectOption('(none)');
@@ -153,7 +153,7 @@ describe('an imported character (headless Chromium)', () => {
       const s = window.__physik!, e = s.bones[b]!, { Bone } = s.world.physik, t = s.view.orbit.target;
       const mid = [0, 1, 2].map((k) => (Bone.head[e * 3 + k]! + Bone.tail[e * 3 + k]!) / 2);
       return Math.hypot(t.x - mid[0]!, t.y - mid[1]!, t.z - mid[2]!) / s.world.physik.Rig.height[s.rig]!;
-    }, leftThigh!);
+    }, leftThigh);
     expect(centred).toBeLessThan(0.15);
     await page.keyboard.press('1');
     const facing = await page.evaluate(() => {
