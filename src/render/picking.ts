@@ -27,6 +27,30 @@ export interface BonePick {
   point: [number, number, number];
 }
 
+/** A bone found under the pointer by a layer (a character's skin), `distance` along the ray. */
+export type LayerPick = BonePick & { distance: number };
+
+/**
+ * Which bone a press takes when the stick bones and a layer (a character's skin) both may have
+ * one: with the bones drawn through everything ('xray') the stick under the pointer wins (what
+ * is seen is taken), else the layer's; drawn only where not behind the mesh ('over'), the nearer
+ * along the ray; hidden, only the layer's. `stick` is null when no stick is under the pointer;
+ * `layer` is asked only when needed (it raycasts the skin).
+ */
+export function choosePick(
+  overlay: 'over' | 'xray' | 'hidden', stick: BonePick | null, origin: { x: number; y: number; z: number }, layer: () => LayerPick | null,
+): BonePick | null {
+  const seen = overlay === 'hidden' ? null : stick;
+  if (seen && overlay === 'xray') return seen;
+  const mesh = layer();
+  if (!mesh) return seen;
+  if (seen) {
+    const [x, y, z] = seen.point;
+    if (Math.hypot(x - origin.x, y - origin.y, z - origin.z) <= mesh.distance) return seen;
+  }
+  return { bone: mesh.bone, at: mesh.at, point: mesh.point };
+}
+
 export interface Picking {
   rayAt(clientX: number, clientY: number): Ray;
   pickTarget(clientX: number, clientY: number): number;

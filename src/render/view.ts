@@ -38,7 +38,7 @@ import { createRigLayer } from './rigLayer';
 import { createGhostLayers, worldGhostSource, type GhostInfo, type GhostLayerName, type GhostSource } from './ghostLayers';
 import { createOnionLayer } from './onionLayer';
 import { createSelectionLayer } from './selectionLayer';
-import { createPicking, type BonePick } from './picking';
+import { choosePick, createPicking, type BonePick, type LayerPick } from './picking';
 import { createComLabel } from './labelLayer';
 import { floorFor, type FloorPlan } from './floor';
 
@@ -57,7 +57,7 @@ export interface ViewLayer {
   /** Grow the bounds `frame()` takes in (optional). */
   grow?(bounds: Bounds): void;
   /** The bone under a ray through what the layer draws (a character's skinned mesh), `distance` along the ray; null for none (optional). */
-  pickBone?(ray: Ray): (BonePick & { distance: number }) | null;
+  pickBone?(ray: Ray): LayerPick | null;
   /** Light what the layer draws of the bone under the pointer and of the selected bone (entities, −1: none), every frame before `update` (optional). */
   highlight?(hoverBone: number, selectedBone: number): void;
   dispose(): void;
@@ -184,19 +184,15 @@ export function createView(canvas: HTMLCanvasElement, world: PhysikWorld): View 
 
   function pickBone(clientX: number, clientY: number): BonePick | null {
     const stick = bonesOverlay === 'hidden' ? null : picking.pickBone(clientX, clientY);
-    if (stick && bonesOverlay === 'xray') return stick; // drawn through everything: what is seen is taken
-    let mesh: (BonePick & { distance: number }) | null = null;
     const ray = picking.rayAt(clientX, clientY);
-    for (const L of extra) {
-      const p = L.pickBone?.(ray);
-      if (p && (!mesh || p.distance < mesh.distance)) mesh = p;
-    }
-    if (!mesh) return stick;
-    if (stick) {
-      const [x, y, z] = stick.point, o = ray.origin;
-      if (Math.hypot(x - o.x, y - o.y, z - o.z) <= mesh.distance) return stick;
-    }
-    return { bone: mesh.bone, at: mesh.at, point: mesh.point };
+    return choosePick(bonesOverlay, stick, ray.origin, () => {
+      let nearest: LayerPick | null = null;
+      for (const L of extra) {
+        const p = L.pickBone?.(ray);
+        if (p && (!nearest || p.distance < nearest.distance)) nearest = p;
+      }
+      return nearest;
+    });
   }
 
   const lastSize = new Vector2(-1, -1);
