@@ -34,6 +34,7 @@ import { CROWD_MAX } from './simScene';
 import { FEATURE_NAMES, OPENABLE } from './shell';
 import { FEEL_RANGE } from './feel';
 import { mountJointPanel } from './jointPanel';
+import { mountMotionPanel } from './motionPanel';
 
 /** Tooltips of the feel knobs (one line each). */
 export const FEEL_TIPS = {
@@ -430,6 +431,7 @@ export function createPanel(sandbox: Sandbox, options: PanelOptions): GUI {
   }
   sandbox.onChange = refresh;
   mountJointPanel(gui, sandbox, options); // the joint folder (jointPanel.ts): limits and template roles
+  mountMotionPanel(gui, sandbox, options); // the Motion folder (motionPanel.ts): the character's clip through the physics
   return gui;
 }
 

@@ -1,0 +1,99 @@
+/**
+ * The sandbox's Motion (src/app/motion.ts) without a page: the CMU walk imported as the sandbox
+ * imports a dropped .bvh (two control points), its clip played through the physics with each
+ * preset, bad multipliers refused with the world untouched, everything put back when off.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { getSettings, resetRig, step, type PhysikWorld } from '../../../src/core';
+import { createPhysikWorld } from '../../../src/core';
+import { importBvh } from '../../../src/io/bvhImport';
+import { addSceneRig } from '../../../src/app/simScene';
+import { checkMotionOptions, checkMultiplier, createMotion, markersForPreset, type Motion } from '../../../src/app/motion';
+import { poseDriveOf } from '../../../src/world/clipPose';
+
+const FILE = 'cmu_subject02_walk_delfem2.bvh';
+const text = readFileSync(new URL(`../../fixtures/external/${FILE}`, import.meta.url), 'utf8');
+
+function sandboxLike(): { world: PhysikWorld; rig: number; motion: Motion; paused: () => boolean } {
+  const imported = importBvh(text, FILE, { controlPoints: 2 });
+  const world = createPhysikWorld();
+  const rig = addSceneRig(world, imported.scene);
+  let paused = false;
+  const motion = createMotion({
+    world,
+    get rig() { return rig; },
+    file: { name: 'walk', fileName: FILE, data: text },
+    rigDescription: () => imported.scene.rig,
+    setPaused: (p) => { paused = p; },
+    get paused() { return paused; },
+    reset: () => resetRig(world, rig),
+  });
+  return { world, rig, motion, paused: () => paused };
+}
+
+describe('Motion in the sandbox (logic)', () => {
+  it('refuses bad multipliers and presets, naming them', () => {
+    for (const bad of [NaN, -1, 0, Infinity, 101, 'abc', '']) expect(() => checkMultiplier(bad, 'stiffness')).toThrow(/stiffness multiplier: expected a number more than 0/);
+    expect(() => checkMultiplier(-0.5, 'damping')).toThrow(/damping multiplier: expected a number 0 or more/);
+    expect(checkMultiplier(0, 'damping')).toBe(0);
+    expect(checkMultiplier('2.5', 'stiffness')).toBe(2.5);
+    expect(() => checkMotionOptions({ preset: 'feet' as never })).toThrow(/markers: expected "ends", "all", "none"/);
+    expect(() => markersForPreset('ends', ['a', 'b'], { spine: [], neck: [] })).toThrow(/found no hips or hands or feet/);
+  });
+
+  it('hips, hands and feet: markers stay on the clip while free bones move on their own; off puts everything back', async () => {
+    const { world, rig, motion } = sandboxLike();
+    const before = getSettings(world, rig);
+    const pointsBefore = Object.values(world.physik.rigs[0]!.controlPoints).map((cp) => world.physik.ControlPoint.active[cp]);
+    await motion.start({ preset: 'ends' });
+    expect(motion.on).toBe(true);
+    expect(getSettings(world, rig).dt).toBeCloseTo(1 / 120, 6);
+    // bad values never reach the world
+    const k = poseDriveOf(world, rig)!.stiffness;
+    await expect(motion.set({ stiffness: NaN })).rejects.toThrow(/stiffness multiplier/);
+    await expect(motion.set({ damping: -1 })).rejects.toThrow(/damping multiplier/);
+    expect(poseDriveOf(world, rig)!.stiffness).toBe(k);
+    step(world, 120);
+    const r = motion.read();
+    expect(r.clip?.fps).toBeCloseTo(120, 2);
+    expect(r.time).toBeCloseTo(1, 4);
+    expect(r.markers.map((m) => m.bone).sort()).toEqual(['Hips', 'LeftFoot', 'LeftHand', 'RightFoot', 'RightHand']);
+    expect(r.markerStrayMax).toBeLessThan(0.03);
+    expect(r.markerStray).toBeLessThan(0.03);
+    expect(r.ghostDistance).toBeGreaterThan(0);
+    expect(r.ghostDistance).toBeLessThan(0.5);
+    // live multipliers
+    await motion.set({ stiffness: 2, damping: 0.5 });
+    expect(poseDriveOf(world, rig)!.stiffness).toBeCloseTo(20000, 6);
+    step(world, 10);
+    expect(motion.read().markerStray).toBeLessThan(0.03);
+    motion.stop();
+    expect(motion.on).toBe(false);
+    expect(getSettings(world, rig)).toEqual(before);
+    expect(Object.values(world.physik.rigs[0]!.controlPoints).map((cp) => world.physik.ControlPoint.active[cp])).toEqual(pointsBefore);
+    expect(poseDriveOf(world, rig)).toBeUndefined();
+  });
+
+  it('clip only follows the clip exactly; all joints driven stays near it; the end pauses and play starts over', async () => {
+    const { world, motion, paused } = sandboxLike();
+    await motion.start({ preset: 'none' });
+    step(world, 60);
+    expect(motion.read().ghostDistance).toBeLessThan(1e-6);
+    await motion.set({ preset: 'all' });
+    expect(motion.read().time).toBeCloseTo(0.5, 4);
+    step(world, 60);
+    const r = motion.read();
+    expect(r.preset).toBe('all');
+    expect(r.ghostDistance).toBeLessThan(0.1);
+    // to the end: paused there
+    const left = Math.ceil((r.clip!.duration - r.time) * 120) + 2;
+    for (let i = 0; i < left && !paused(); i++) step(world, 1);
+    expect(paused()).toBe(true);
+    expect(motion.read().ended).toBe(true);
+    motion.play(true);
+    expect(paused()).toBe(false);
+    expect(motion.read().time).toBe(0);
+    expect(motion.read().ended).toBe(false);
+  });
+});
