@@ -1,13 +1,15 @@
 /**
  * The sandbox's Motion (src/app/motion.ts) without a page: the CMU walk imported as the sandbox
  * imports a dropped .bvh (two control points), its clip played through the physics with each
- * preset, bad multipliers refused with the world untouched, everything put back when off.
+ * preset, bad multipliers refused with the world untouched, everything put back when off; a
+ * .glb's animation (RiggedFigure) played the same way, and the sandbox's reset starting the clip over.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { getSettings, resetRig, step, type PhysikWorld } from '../../../src/core';
 import { createPhysikWorld } from '../../../src/core';
 import { importBvh } from '../../../src/io/bvhImport';
+import { importGltf } from '../../../src/io/gltfImport';
 import { addSceneRig } from '../../../src/app/simScene';
 import { checkMotionOptions, checkMultiplier, createMotion, markersForPreset, type Motion } from '../../../src/app/motion';
 import { poseDriveOf } from '../../../src/world/clipPose';
@@ -95,5 +97,32 @@ describe('Motion in the sandbox (logic)', () => {
     expect(paused()).toBe(false);
     expect(motion.read().time).toBe(0);
     expect(motion.read().ended).toBe(false);
+  });
+
+  it("a .glb's animation: RiggedFigure's clip with markers on its hips, hands and feet (mapped by shape)", async () => {
+    const bytes = readFileSync(new URL('../../fixtures/external/RiggedFigure.glb', import.meta.url));
+    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const imported = await importGltf(data, 'RiggedFigure.glb', { controlPoints: 2 });
+    const world = createPhysikWorld();
+    const rig = addSceneRig(world, imported.scene);
+    const motion = createMotion({
+      world, rig, file: { name: 'RiggedFigure', fileName: 'RiggedFigure.glb', data }, rigDescription: () => imported.scene.rig,
+      setPaused: () => undefined, paused: false, reset: () => resetRig(world, rig),
+    });
+    await motion.start({ preset: 'ends' });
+    step(world, 15);
+    const r = motion.read();
+    expect(r.clip).toMatchObject({ fps: 30, frames: 39 });
+    expect(r.time).toBeCloseTo(0.5, 6);
+    expect(r.markers).toHaveLength(5);
+    expect(r.markerStrayMax).toBeLessThan(0.03);
+    // the page's reset while on: the clip from its start, the markers still there
+    motion.restart();
+    expect(motion.read().time).toBe(0);
+    expect(motion.read().markers).toHaveLength(5);
+    step(world, 3);
+    expect(motion.read().markerStray).toBeLessThan(0.03);
+    motion.stop();
+    expect(poseDriveOf(world, rig)).toBeUndefined();
   });
 });
