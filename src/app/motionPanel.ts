@@ -12,8 +12,9 @@
  * - show clip ghost, and over the rig or beside it.
  * - readouts: the clip and its time, the markers' stray and the free bones' difference.
  *
- * While Motion is on the page's reset (`r`) starts the clip over; loading another scene or file,
- * undo and redo turn Motion off first. `window.__physik.motion` is the Motion (its `read()` the
+ * While Motion is on the page's reset (`r`) starts the clip over, loading another scene or file
+ * turns Motion off first, and undo and redo are refused (turning Motion off starts the history
+ * over: its steps would put the markers' points back as plain ones). `window.__physik.motion` is the Motion (its `read()` the
  * debug read), `window.__physik.motionGhost` the ghost. Mounted by panel.ts; not in worker mode (the world is in the worker).
  */
 import type GUI from 'lil-gui';
@@ -76,13 +77,17 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     reset: () => base.reset.call(sandbox),
   });
   sandbox.motion = motion;
-  // while on: reset starts the clip over; another rig, undo and redo turn it off first
-  const off = () => { if (motion.on) { motion.stop(); refresh(); } };
+  // While on: reset starts the clip over, another rig turns Motion off first, and undo and redo
+  // are refused (the steps taken while on hold the markers' points, which the history would put
+  // back as plain points once Motion is off: turning it off starts the history over).
+  const stop = () => { motion.stop(); sandbox.history.clear(); };
+  const off = () => { if (motion.on) { stop(); refresh(); } };
   sandbox.reset = () => { if (motion.on) tell(() => motion.restart()); else base.reset.call(sandbox); };
   sandbox.loadScene = (scene, name) => { off(); base.loadScene.call(sandbox, scene, name); };
   sandbox.openFile = (data, name) => { off(); return base.openFile.call(sandbox, data, name); };
-  sandbox.undo = () => { off(); base.undo.call(sandbox); };
-  sandbox.redo = () => { off(); base.redo.call(sandbox); };
+  const noUndo = () => options.showError('Undo and redo are off while Motion plays a clip: untick "play clip through physics" first (that starts the undo history over).');
+  sandbox.undo = () => { if (motion.on) noUndo(); else base.undo.call(sandbox); };
+  sandbox.redo = () => { if (motion.on) noUndo(); else base.redo.call(sandbox); };
 
   const view = sandbox.view;
   const ghost = createClipGhost(view.scene, view.shapes, () => motion.ghostFrame());
@@ -130,7 +135,7 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
         await motion.start({ preset: presetOf(state.preset) ?? 'ends', stiffness: Number(state.stiffness), damping: Number(state.damping) });
         placeGhost();
         sandbox.setPaused(false);
-      } else motion.stop();
+      } else stop();
     }));
   add(tip(folder.add(state, 'preset', labels).name('markers'), MOTION_TIPS.preset))
     .onFinishChange((label: string) => void attempt('change the markers', () => motion.set({ preset: presetOf(label) ?? (label as MotionPreset) })));

@@ -4,7 +4,7 @@
  * with markers on the hips, hands and feet; the clip's ghost is drawn (read from the page and
  * seen in a screenshot), the markers stay on the clip (under 3% of the height) while the free
  * bones move on their own, bad multipliers are refused with a message and never reach the world,
- * and a take recorded while it plays exports as a .bvh that three.js's BVHLoader reads.
+ * undo is refused while it plays, and a take recorded while it plays exports as a .bvh that three.js's BVHLoader reads.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -69,6 +69,11 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     await panelControl(page, 'damping ratio ×').locator('input').press('Enter');
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/damping multiplier/);
     expect(await page.evaluate(() => window.__physik!.motion!.options.damping)).toBe(1);
+    // undo is refused while the clip plays (its steps hold the markers' points)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/Undo and redo are off while Motion plays a clip/);
+    expect((await read(page)).on).toBe(true);
 
     // a take recorded while the clip plays: the physics rig, exported onto the source .bvh
     await button(page, '● record').click();
