@@ -345,8 +345,8 @@ export function createMotion(host: MotionHost): Motion {
       host.setPaused(!on);
     },
     ghostFrame() {
-      sync();
-      if (!handle) return null;
+      // (every drawn frame: no sync, which builds a string; a replaced rig draws nothing)
+      if (!handle || handle.rig !== host.rig) return null;
       const rec = poseDriveOf(world, handle.rig);
       if (!rec) return null;
       const record = findRig(world, handle.rig);

@@ -167,13 +167,30 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     ghost.setOffset(dx, 0, 0);
   }
 
+  /** The character file whose clip was last asked for, and why it has none (''), read as soon as a file is opened. */
+  let askedFor: unknown = null;
+  let noMotion = '';
+  function readSoon(): void {
+    const file = sandbox.character.file;
+    if (file === askedFor) return;
+    askedFor = file;
+    noMotion = '';
+    if (!file) return;
+    motion.load().then(() => live(), (e: unknown) => {
+      if (askedFor !== file) return;
+      noMotion = `(no motion: ${e instanceof Error ? e.message : String(e)})`;
+      live();
+    });
+  }
+
   const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
   /** The readouts: clip, time, stray. */
   function live(): void {
+    readSoon();
     const r = motion.read();
     const clip = r.clip
       ? `${r.clip.name}: ${r.on ? `${r.time.toFixed(2)} of ` : ''}${r.clip.duration.toFixed(2)} s at ${Number(r.clip.fps.toFixed(2))} fps${r.ended ? ' (end)' : ''}`
-      : sandbox.character.file ? `${sandbox.character.file.fileName} (motion read when turned on)` : '(open a .bvh or .glb with motion)';
+      : sandbox.character.file ? noMotion || `${sandbox.character.file.fileName} (reading its motion…)` : '(open a .bvh or .glb with motion)';
     const stray = r.on && r.markers.length ? `${pct(r.markerStray)} now, ${pct(r.markerStrayMax)} most` : '–';
     const free = r.on ? `${pct(r.freeMax)} most, ${pct(r.ghostDistance)} now` : '–';
     if (clip !== state.clip || stray !== state.stray || free !== state.free) {

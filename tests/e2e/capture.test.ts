@@ -22,9 +22,15 @@ const warm = (r: number, g: number, b: number) => r > 95 && r - b > 10 && g - b 
 describe('Motion: a clip through the physics (headless Chromium)', () => {
   it('the CMU walk plays with markers on hips, hands and feet, its ghost drawn; a take exports as .bvh', async () => {
     const { page, errors } = await open();
+    // a scene of scenes/ has no clip: turning Motion on says so and stays off
+    await panelControl(page, 'play clip through physics').locator('input').click();
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/no character with motion: open or drop a \.bvh/);
+    await expect.poll(() => panelControl(page, 'play clip through physics').locator('input').isChecked()).toBe(false);
     await dropFixture(page, 'cmu_subject02_walk_delfem2.bvh');
     await page.waitForFunction(() => window.__physik!.sceneName === 'cmu_subject02_walk_delfem2', undefined, { timeout: 20_000 });
     await page.locator('#import-notes button').click().catch(() => undefined);
+    // its clip is read as soon as it is open
+    await expect.poll(() => panelControl(page, 'clip').locator('input').inputValue()).toMatch(/^cmu_subject02_walk_delfem2: 2\.8\d s at 120 fps$/);
 
     // the Motion folder: markers on the hips, hands and feet, then on
     await panelControl(page, 'markers').locator('select').selectOption('hips, hands and feet');
