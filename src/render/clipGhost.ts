@@ -1,7 +1,7 @@
 /**
  * The clip's ghost (browser only): the source animation's pose at the current clip time, drawn
  * as a translucent skeleton in a light colour (bones at 35% opacity, a brighter line from each
- * head to its tail) over the physics rig or beside it, as Cascadeur's AutoPhysics shows the
+ * head to its tail, drawn through a character's mesh) over the physics rig or beside it, as Cascadeur's AutoPhysics shows the
  * animation it started from. What it draws comes from a source read every frame (the sandbox's
  * Motion, src/app/motion.ts: the clip sampled onto the rig's own bones); null draws nothing.
  * A view layer (`view.addLayer`); its meshes grow when the source hands it more bones.
@@ -43,7 +43,8 @@ export function createClipGhost(parent: Object3D, shapes: Shapes, source: () => 
     color: CLIP_GHOST_COLOUR, emissive: 0x4a3f22, roughness: 0.6, transparent: true, opacity: CLIP_GHOST_OPACITY, depthWrite: false,
   });
   const jointMat = new MeshStandardMaterial({ color: CLIP_GHOST_COLOUR, roughness: 0.6, transparent: true, opacity: CLIP_GHOST_OPACITY + 0.1, depthWrite: false });
-  const lineMat = new LineBasicMaterial({ color: CLIP_GHOST_COLOUR, transparent: true, opacity: 0.7, depthWrite: false });
+  // the lines show through a character's mesh (the clip's skeleton inside the skin), the bones do not
+  const lineMat = new LineBasicMaterial({ color: CLIP_GHOST_COLOUR, transparent: true, opacity: 0.7, depthWrite: false, depthTest: false });
   let bones: InstancedMesh | null = null, joints: InstancedMesh | null = null, sticks: LineSegments | null = null;
   let capacity = 0, drawn = 0, visible = true;
   let last: ClipGhostFrame | null = null;
@@ -73,6 +74,7 @@ export function createClipGhost(parent: Object3D, shapes: Shapes, source: () => 
         bones = instanced(shapes.bone, boneMat, f.count, group);
         joints = instanced(shapes.joint, jointMat, f.count, group);
         sticks = lines(f.count, lineMat, group);
+        sticks.renderOrder = 1; // after the mesh
         capacity = f.count;
       }
       const pos = sticks.geometry.getAttribute('position') as BufferAttribute;
