@@ -319,7 +319,9 @@ export function createMotion(host: MotionHost): Motion {
       const next = checkMotionOptions(o, options);
       if (!handle) { options = next; return; }
       if (next.preset !== options.preset) {
-        // another set of markers: tied again at the clip time shown (the rig posed there)
+        // another set of markers: tied again at the clip time shown (the rig posed there);
+        // the markers placed first, so a preset this rig cannot take leaves the clip as it plays
+        markersNow(findRig(world, handle.rig), next.preset);
         const at = current();
         const was = options;
         detach();

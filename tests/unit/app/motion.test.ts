@@ -125,4 +125,25 @@ describe('Motion in the sandbox (logic)', () => {
     motion.stop();
     expect(poseDriveOf(world, rig)).toBeUndefined();
   });
+
+  it('a preset the rig cannot take is refused while the clip plays on as it was', async () => {
+    const bytes = readFileSync(new URL('../../fixtures/external/RiggedSimple.glb', import.meta.url));
+    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const imported = await importGltf(data, 'RiggedSimple.glb', { controlPoints: 2 });
+    const world = createPhysikWorld();
+    const rig = addSceneRig(world, imported.scene);
+    const motion = createMotion({
+      world, rig, file: { name: 'RiggedSimple', fileName: 'RiggedSimple.glb', data }, rigDescription: () => imported.scene.rig,
+      setPaused: () => undefined, paused: false, reset: () => resetRig(world, rig),
+    });
+    await expect(motion.start({ preset: 'ends' })).rejects.toThrow(/found no hips or hands or feet/);
+    expect(motion.on).toBe(false);
+    await motion.start({ preset: 'all' });
+    step(world, 10);
+    const record = poseDriveOf(world, rig);
+    await expect(motion.set({ preset: 'ends' })).rejects.toThrow(/choose "all joints driven"/);
+    expect(motion.options.preset).toBe('all');
+    expect(poseDriveOf(world, rig)).toBe(record);
+    expect(motion.read().time).toBeCloseTo(10 / 30, 4);
+  });
 });
