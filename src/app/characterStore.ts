@@ -59,16 +59,36 @@ export function saveCharacter(entry: Omit<StoredCharacter, 'saved'>): Promise<vo
   return run('readwrite', (s) => s.put({ ...entry, saved: Date.now() })).then(() => undefined);
 }
 
+/**
+ * Change part of a kept character (nothing when there is none by that name), read and written
+ * in one transaction: two updates at once (the scene every few seconds, the mapping when a role
+ * changes) cannot undo each other.
+ */
+async function update(name: string, patch: Partial<Omit<StoredCharacter, 'name'>>): Promise<void> {
+  const db = await open();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const tx = db.transaction(STORE, 'readwrite');
+      const store = tx.objectStore(STORE);
+      const req = store.get(name) as IDBRequest<StoredCharacter | undefined>;
+      req.onsuccess = () => { if (req.result) store.put({ ...req.result, ...patch, saved: Date.now() }); };
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error ?? req.error ?? new Error('IndexedDB transaction failed'));
+      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
+    });
+  } finally {
+    db.close();
+  }
+}
+
 /** Update the scene of a kept character (nothing when there is none by that name). */
-export async function saveCharacterScene(name: string, sceneText: string): Promise<void> {
-  const found = await loadCharacter(name);
-  if (found) await saveCharacter({ ...found, sceneText });
+export function saveCharacterScene(name: string, sceneText: string): Promise<void> {
+  return update(name, { sceneText });
 }
 
 /** Update the humanoid mapping of a kept character (nothing when there is none by that name). */
-export async function saveCharacterMapping(name: string, mapping: HumanoidMapping): Promise<void> {
-  const found = await loadCharacter(name);
-  if (found) await saveCharacter({ ...found, mapping });
+export function saveCharacterMapping(name: string, mapping: HumanoidMapping): Promise<void> {
+  return update(name, { mapping });
 }
 
 /** The character kept under `name`, or undefined. */
