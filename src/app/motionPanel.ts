@@ -41,6 +41,8 @@ export const MOTION_TIPS = {
 } as const;
 
 const PLACEMENTS = ['over the rig', 'beside it'] as const;
+/** Largest binary file whose clip is read as soon as it is opened (bigger: when Motion is turned on). */
+const READ_SOON_BYTES = 8 * 1024 * 1024;
 
 export interface MotionPanelOptions {
   showError(message: string): void;
@@ -175,7 +177,8 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     if (file === askedFor) return;
     askedFor = file;
     noMotion = '';
-    if (!file) return;
+    // (a large .glb is read again only when asked for: its mesh and textures are parsed with it)
+    if (!file || (typeof file.data !== 'string' && file.data.byteLength > READ_SOON_BYTES)) return;
     motion.load().then(() => live(), (e: unknown) => {
       if (askedFor !== file) return;
       noMotion = `(no motion: ${e instanceof Error ? e.message : String(e)})`;
@@ -190,7 +193,7 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     const r = motion.read();
     const clip = r.clip
       ? `${r.clip.name}: ${r.on ? `${r.time.toFixed(2)} of ` : ''}${r.clip.duration.toFixed(2)} s at ${Number(r.clip.fps.toFixed(2))} fps${r.ended ? ' (end)' : ''}`
-      : sandbox.character.file ? noMotion || `${sandbox.character.file.fileName} (reading its motion…)` : '(open a .bvh or .glb with motion)';
+      : sandbox.character.file ? noMotion || `${sandbox.character.file.fileName} (its motion is read when turned on)` : '(open a .bvh or .glb with motion)';
     const stray = r.on && r.markers.length ? `${pct(r.markerStray)} now, ${pct(r.markerStrayMax)} most` : '–';
     const free = r.on ? `${pct(r.freeMax)} most, ${pct(r.ghostDistance)} now` : '–';
     if (clip !== state.clip || stray !== state.stray || free !== state.free) {

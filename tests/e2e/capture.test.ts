@@ -84,7 +84,7 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     // a take recorded while the clip plays: the physics rig, exported onto the source .bvh
     await button(page, '● record').click();
     await button(page, '▶ run / pause clip').click();
-    await page.waitForFunction(() => window.__physik!.motion!.read().time >= 1.4, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => window.__physik!.motion!.read().time >= 1.25, undefined, { timeout: 30_000 });
     await button(page, '■ stop').click();
     await button(page, '▶ run / pause clip').click();
     const frames = await page.evaluate(() => window.__physik!.recorder.recording?.frameCount ?? 0);
