@@ -50,6 +50,8 @@ export const JOINT_TIPS = {
 export interface JointPanelOptions {
   showError(message: string): void;
   clearError?(): void;
+  /** Worker mode: the simulation's world is in the worker, so the joints are not edited here. */
+  worker?: { on: boolean };
 }
 
 export interface JointPanel {
@@ -59,9 +61,19 @@ export interface JointPanel {
   refresh(): void;
 }
 
-/** Mount the joint folder on `gui`, before its Advanced fold; null in worker mode (nothing to edit there). */
+/** Mount the joint folder on `gui`, before its Advanced fold; in worker mode only a note that it is off (null). */
 export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelOptions): JointPanel | null {
-  if (sandbox.unavailable.includes('undo')) return null;
+  if (options.worker?.on || sandbox.unavailable.includes('undo')) {
+    const folder = gui.addFolder('joint').close();
+    folder.$title.title = JOINT_TIPS.folder;
+    const note = document.createElement('p');
+    note.className = 'joint-off';
+    Object.assign(note.style, { margin: '4px 8px', font: '11px/1.4 system-ui, sans-serif', opacity: '0.8' } satisfies Partial<CSSStyleDeclaration>);
+    note.textContent = "Joint limits and roles are edited on the main thread's world: untick \"simulation in a worker\" to edit them.";
+    folder.$children.append(note);
+    gui.folders.find((f) => f._title === 'Advanced')?.domElement.before(folder.domElement);
+    return null;
+  }
   const joints = createJointEditing({
     world: sandbox.world,
     get rig() { return sandbox.rig; },
