@@ -30,6 +30,7 @@ import { exactJointForces } from './jointSolve/exact';
 import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, lockedJointCoupling, type LimitCoupling } from './jointSolve/coupledCompliance';
 import { fastCoupledJointForces, fastAccelerations, fastCheck } from './jointSolve/coupledArticulated';
 import { weldsOf, weldsActive } from './welds';
+import { catchMissedLimits } from './torsionSprings';
 import { hingesOf, hingesActive } from './hinges';
 
 const tmp = new Float64Array(6);
@@ -336,6 +337,37 @@ export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateS
  */
 export const FAST_FORM_TOLERANCE = 1e-6;
 
+/** Whether the last coupledStep's result was measured by the fast form's check (1) or not (0). */
+const stepMeasured = new Uint8Array(1);
+
+/**
+ * The coupled solve of one step: the fast form, kept when its check passes (worstOut then holds
+ * its measured mismatch, stepMeasured[0] = 1), else the step again in the accurate form, welds and
+ * hinges held there as stiff couplings (`locked`). False when both failed.
+ */
+function coupledStep(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, locked: boolean): boolean {
+  stepMeasured[0] = 0;
+  let solved = coupledSolveForm.form === 'auto' && coupledSolve(world, rig, coupling, true);
+  // the joints within FAST_FORM_TOLERANCE of the rig's accelerations (fastAccelerations measured both)
+  if (solved && fastCheck[0]! <= FAST_FORM_TOLERANCE * (1 + fastCheck[1]!)) { stepMeasured[0] = 1; worstOut[0] = fastCheck[0]!; return true; }
+  // the fast form lost accuracy (see jointSolve/coupledArticulated.ts) or failed: this step again, accurately
+  coupledSolveForm.accurateSteps++;
+  if (solved) removeCouplingTorques(world, rig, coupling);
+  freeAccelerations(world.physik.Bone, rig);
+  // (welds and hinges as stiff couplings in this form, K as it was afterwards)
+  if (locked) lockedJointCoupling(world, rig, coupling, true);
+  solved = coupledSolve(world, rig, coupling, false);
+  if (locked) lockedJointCoupling(world, rig, coupling, false);
+  return solved;
+}
+
+/** The step solved again, coupled, after catchMissedLimits added springs; true when the fast form's check measured it. */
+function resolveCoupled(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, locked: boolean): boolean {
+  if (coupledStep(world, rig, coupling, locked)) return stepMeasured[0] === 1;
+  freeAccelerations(world.physik.Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig);
+  return false;
+}
+
 export function interJointSolve(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
   const rigs = steppingRigs(world);
@@ -366,26 +398,20 @@ export function interJointSolve(world: PhysikWorld): void {
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
-        const fast = coupledSolveForm.form === 'auto';
-        let solved = fast && coupledSolve(world, rig, coupling, true);
-        // the joints within FAST_FORM_TOLERANCE of the rig's accelerations (fastAccelerations measured both)
-        if (solved && fastCheck[0]! <= FAST_FORM_TOLERANCE * (1 + fastCheck[1]!)) { measured = true; worstOut[0] = fastCheck[0]!; }
-        else {
-          // the fast form lost accuracy (see jointSolve/coupledArticulated.ts) or failed: this step again, accurately
-          coupledSolveForm.accurateSteps++;
-          if (solved) removeCouplingTorques(world, rig, coupling);
-          freeAccelerations(Bone, rig);
-          // (welds and hinges as stiff couplings in this form, K as it was afterwards)
-          const locked = welding || hinging;
-          if (locked) lockedJointCoupling(world, rig, coupling, true);
-          solved = coupledSolve(world, rig, coupling, false);
-          if (locked) lockedJointCoupling(world, rig, coupling, false);
-        }
+        const solved = coupledStep(world, rig, coupling, welding || hinging);
+        measured = solved && stepMeasured[0] === 1;
         if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig); }
+        // a limit the solved step would pass with no spring holding it: its spring now, and the
+        // step again (torsionSprings.ts catchMissedLimits; the one round)
+        else if (s.limitImplicit && catchMissedLimits(world, rig, coupling) > 0) {
+          removeCouplingTorques(world, rig, coupling);
+          measured = resolveCoupled(world, rig, coupling, welding || hinging);
+        }
       } else {
         freeAccelerations(Bone, rig);
         exactJointForces(world, rig);
         applyJointForces(world, rig);
+        if (s.limitImplicit && catchMissedLimits(world, rig, undefined) > 0) measured = resolveCoupled(world, rig, limitCouplingOf(rig), false);
       }
       if (nJoints > 0) {
         if (!measured) jointMismatch(world, rig);

@@ -43,6 +43,10 @@
  * energy, each axis weighted by its own k: compared unweighted, a twist axis (its k a few
  * times below swing's) could pick the way that holds more energy, and the energy would jump.
  *
+ * Caught (implicit springs with the exact solve): a joint the start of the step saw no reason to
+ * spring, yet which the solved step would carry past a limit (flung by its parent), gets its
+ * speculative spring after the solve and the step is solved again (catchMissedLimits, below).
+ *
  * Hard stop (\`limitHardStop\`, not in the paper): more than \`limitHardStopDeg\` past a limit
  * the spring is HARD_STOP_FACTOR times stiffer, so a strong pull on a light bone (the paper's
  * exploding hand) presses only a little further. It stays a spring, implicit like the rest:
@@ -53,7 +57,8 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { jointRotationVector } from '../src/world/jointRotation';
-import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH } from './jointSolve/coupledCompliance';
+import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH, type LimitCoupling } from './jointSolve/coupledCompliance';
+import { quatMul, quatRotateArr } from '../src/math/quat';
 import { weldsOf, weldsActive } from './welds';
 import { hingesOf, hingesActive } from './hinges';
 
@@ -413,4 +418,89 @@ export function torsionSprings(world: PhysikWorld): void {
       torque[p3] = torque[p3]! - tx; torque[p3 + 1] = torque[p3 + 1]! - ty; torque[p3 + 2] = torque[p3 + 2]! - tz;
     }
   }
+}
+
+const catchPhi = new Float64Array(3);
+const catchDir = new Float64Array(3);
+const catchWorld = new Float64Array(3);
+const catchFrame = new Float64Array(4);
+
+/**
+ * After a coupled solve: the limits the step would pass that no spring held. A joint inside its
+ * limit, not moving toward it fast enough at the step's start for a speculative spring
+ * (torsionSprings), can still be flung past it within the step by what its parent does (a light
+ * toe on a foot a marker yanks went 4° past its limit in one step of 1/120 s). With the solved
+ * accelerations its angle at the step's end is θ + dt u·(ω_rel + dt α_rel); where that passes a
+ * limit the speculative spring is added now, as torsionSprings would have, and the caller solves
+ * again (releaseStickyLimits then takes back any that would pull). Returns how many were added.
+ */
+export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: LimitCoupling | undefined): number {
+  const { Bone, AngularLimit: L } = world.physik;
+  const { angVel, angAcc, torque, rot, restLocal, parent: parentOf } = Bone;
+  // (a rig that has pressed no limit yet has no coupling: made on the first limit caught)
+  let coupling = existing;
+  const welded = coupling ? coupling.welded : null, hingeAxis = coupling ? coupling.hingeAxis : null;
+  const s = rig.settings;
+  const dt = s.dt, tol = s.limitTolerance, conservative = s.limitTorque !== 'axis';
+  const capped = s.limitSpring === 'capped', capAngle = s.limitCapDeg * DEG;
+  let added = 0;
+  for (let i = 1; i < rig.bones.length; i++) {
+    if (welded !== null && welded[i] === 1) continue;
+    const b = rig.bones[i]!, b3 = b * 3, p = parentOf[b]!, p3 = p * 3;
+    const hinge = hingeAxis !== null ? hingeAxis[i]! : -1;
+    if (!(L.k[b3]! > 0 || L.k[b3 + 1]! > 0 || L.k[b3 + 2]! > 0)) continue;
+    // the joint's relative angular velocity now and at the step's end
+    const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
+    const ewx = rwx + dt * (angAcc[b3]! - angAcc[p3]!), ewy = rwy + dt * (angAcc[b3 + 1]! - angAcc[p3 + 1]!), ewz = rwz + dt * (angAcc[b3 + 2]! - angAcc[p3 + 2]!);
+    // how far its angles may move this step (as torsionSprings bounds it)
+    const reach = 2 * dt * Math.sqrt(ewx * ewx + ewy * ewy + ewz * ewz);
+    let frame = false;
+    for (let a = 0; a < 3; a++) {
+      const k = L.k[b3 + a]!;
+      if (!(k > 0) || (hinge >= 0 && a !== hinge)) continue;
+      const theta = L.angle[b3 + a]!, mx = L.max[b3 + a]!, mn = L.min[b3 + a]!, band = tol * (mx - mn);
+      const hi = mx - band, lo = mn + band;
+      // (outside already: its spring acts; out of reach of both: nothing to catch)
+      if (theta > hi || theta < lo || (hi - theta >= reach && theta - lo >= reach)) continue;
+      if (!frame) {
+        frame = true;
+        catchPhi[0] = L.angle[b3]!; catchPhi[1] = L.angle[b3 + 1]!; catchPhi[2] = L.angle[b3 + 2]!;
+        quatMul(catchFrame, 0, rot, p * 4, restLocal, b * 4); // the joint frame in the world
+      }
+      limitTorqueDirection(catchDir, catchPhi, a, conservative);
+      quatRotateArr(catchWorld, 0, catchFrame, 0, catchDir, 0);
+      const ux = catchWorld[0]!, uy = catchWorld[1]!, uz = catchWorld[2]!;
+      const rate = rwx * ux + rwy * uy + rwz * uz;
+      const start = theta + dt * rate; // (past a limit: torsionSprings' speculative spring holds it)
+      if (start > hi || start < lo) continue;
+      const end = theta + dt * (ewx * ux + ewy * uy + ewz * uz);
+      let side = 0, excess = 0;
+      if (end > hi) { side = 1; excess = theta - hi; } else if (end < lo) { side = -1; excess = theta - lo; } else continue;
+      let tau = -k * excess - k * dt * rate;
+      let kd = k * dt * dt;
+      if (capped) {
+        const limit = k * capAngle;
+        if (tau > limit || tau < -limit) { tau = tau > 0 ? limit : -limit; kd = 0; }
+      }
+      if (!coupling) coupling = limitCouplingOf(rig);
+      const K = coupling.K;
+      torque[b3] = torque[b3]! + tau * ux; torque[b3 + 1] = torque[b3 + 1]! + tau * uy; torque[b3 + 2] = torque[b3 + 2]! + tau * uz;
+      torque[p3] = torque[p3]! - tau * ux; torque[p3 + 1] = torque[p3 + 1]! - tau * uy; torque[p3 + 2] = torque[p3 + 2]! - tau * uz;
+      if (kd > 0) {
+        const o = i * 6;
+        K[o] = K[o]! + kd * ux * ux; K[o + 1] = K[o + 1]! + kd * ux * uy; K[o + 2] = K[o + 2]! + kd * ux * uz;
+        K[o + 3] = K[o + 3]! + kd * uy * uy; K[o + 4] = K[o + 4]! + kd * uy * uz; K[o + 5] = K[o + 5]! + kd * uz * uz;
+        coupling.active++;
+      }
+      if (coupling.speculativeCount < coupling.speculativeBone.length) {
+        const e = coupling.speculativeCount++, o = e * SPECULATIVE_WIDTH, S = coupling.speculative;
+        coupling.speculativeBone[e] = i;
+        S[o] = ux; S[o + 1] = uy; S[o + 2] = uz; S[o + 3] = tau; S[o + 4] = kd;
+        S[o + 5] = theta; S[o + 6] = side > 0 ? hi : lo; S[o + 7] = side;
+      }
+      L.near[b] = 1;
+      added++;
+    }
+  }
+  return added;
 }

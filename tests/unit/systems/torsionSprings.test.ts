@@ -6,10 +6,10 @@
  * `Bone.torque` after damping + torsionSprings.
  */
 import { describe, expect, it } from 'vitest';
-import { readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../../src/core';
+import { addRig, createPhysikWorld, readMetrics, setSettings, setTarget, step, type PhysikWorld } from '../../../src/core';
 import type { BoneDescription } from '../../../src/scene/types';
 import { damping } from '../../../systems/damping';
-import { torsionSprings } from '../../../systems/torsionSprings';
+import { limitRotationVector, torsionSprings } from '../../../systems/torsionSprings';
 import { jointRotationVector } from '../../../src/world/jointRotation';
 import { forwardKinematics } from '../../../systems/forwardKinematics';
 import { rigMeasures, metrics } from '../../../systems/metrics';
@@ -270,5 +270,33 @@ describe('torsion springs', () => {
       return readMetrics(built.world, built.rig).maxLimitViolationDeg;
     };
     expect(violation(400)).toBeLessThan(violation(100));
+  });
+});
+
+describe('limits the step would pass', () => {
+  it('a light toe on a foot swung hard stays within its stiff limit: the step catches what its start did not see', () => {
+    // (the captured walk's case: a joint just inside its limit, not moving toward it, flung
+    // past it within one step by its parent; 52° past without the catch, measured)
+    const world = createPhysikWorld();
+    const h = addRig(world, {
+      rig: { name: 'leg', root: 'pinned', bones: [
+        { name: 'shin', parent: null, direction: [0, -1, 0], length: 0.4, head: [0, 0, 0] },
+        { name: 'foot', parent: 'shin', direction: [0, -0.3, 1], length: 0.2 },
+        { name: 'toe', parent: 'foot', direction: [0, 0, 1], length: 0.05, mass: 0.01, limits: { x: [-30, 30], y: [-5, 5], z: [-10, 10] } },
+      ] },
+      controlPoints: [{ name: 'heel', bone: 'foot', at: 1, stiffness: 3000, spring: 'linear' }],
+      settings: { dt: 1 / 120, limitStiffness: 1e5, sleepWhenConverged: false, interpolation: 'none', dampingAuto: false, damping: 0 },
+    });
+    const phi = new Float64Array(3), L = world.physik.AngularLimit, toe = h.bones.toe!;
+    let worst = 0;
+    for (let i = 0; i < 600; i++) {
+      const t = i / 120;
+      setTarget(world, h.controlPoints.heel!, [0.08 * Math.sin(5 * t), -0.45 + 0.05 * Math.cos(4 * t), 0.1 * Math.cos(5 * t)]);
+      step(world);
+      limitRotationVector(world, toe, phi);
+      for (let a = 0; a < 3; a++) worst = Math.max(worst, Math.max(phi[a]! - L.max[toe * 3 + a]!, L.min[toe * 3 + a]! - phi[a]!, 0) / DEG);
+    }
+    // measured 0.28°
+    expect(worst).toBeLessThan(1);
   });
 });
