@@ -16,6 +16,7 @@ import { attachmentPoint } from '../world/attachment';
 import { initControlPoint } from './controlPoints';
 import { copyDoubles } from '../../components/doubles';
 import { forwardKinematicsOf } from '../world/forwardKinematics';
+import { forgetPoseDrive } from '../world/clipPose';
 
 export { attachmentPoint };
 
@@ -402,6 +403,7 @@ export function removeRig(world: PhysikWorld, rig: number): void {
   const i = p.rigs.findIndex((r) => r.eid === rig);
   if (i < 0) throw new Error(`no rig with entity id ${rig} in this world`);
   const r = p.rigs[i]!;
+  forgetPoseDrive(world, rig); // (a rig added later with the same entity id must not play this one's clip)
   for (const e of r.controlPoints) removeEntity(world, e);
   for (const e of r.joints) removeEntity(world, e);
   for (let k = r.bones.length - 1; k >= 0; k--) removeEntity(world, r.bones[k]!);

@@ -22,6 +22,11 @@ export function poseDriveRecords(world: PhysikWorld): Map<number, PoseDriveRecor
   return map;
 }
 
+/** Drop rig `rig`'s clip, if it plays one (the rig is being removed: its entity id may be reused). */
+export function forgetPoseDrive(world: PhysikWorld, rig: number): void {
+  records.get(world)?.delete(rig);
+}
+
 /** The records when a world has any (the systems' quick way out when no rig plays a clip). */
 export function activePoseDrives(world: PhysikWorld): Map<number, PoseDriveRecord> | undefined {
   const map = records.get(world);

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BVHLoader } from 'three/examples/jsm/loaders/BVHLoader.js';
-import { createPhysikWorld, addRig, step } from '../../../src/core';
+import { createPhysikWorld, addRig, readPose, removeRig, step } from '../../../src/core';
 import { importBvh } from '../../../src/io/bvhImport';
 import { importGltf } from '../../../src/io/gltfImport';
 import { recordingToSourceBvh } from '../../../src/io/bvhSource';
@@ -148,6 +148,20 @@ describe('capture of the CMU walk', () => {
       const kept = attachClip(world, rig, track, { markers: worldMarkers, limits: 'keep' });
       expect(kept.widenedLimits).toEqual([]);
       expect(names.map((b) => getJointLimits(world, rig, b))).toEqual(before);
+    });
+
+    test('a removed rig takes its clip with it: a rig added after it plays none', () => {
+      const world = createPhysikWorld();
+      const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+      attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers });
+      removeRig(world, rig);
+      expect(poseDriveOf(world, rig)).toBeUndefined();
+      // the next rig (its entity id may be the removed one's) stands as it would in a world of its own
+      const next = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+      const alone = createPhysikWorld();
+      const own = addRig(alone, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+      step(world, 20); step(alone, 20);
+      expect(readPose(world, next.rig)).toEqual(readPose(alone, own.rig));
     });
 
     test('a locked axis is not widened: the clip passing it is noted', () => {
