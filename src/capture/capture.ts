@@ -389,10 +389,35 @@ function measureAll(world: PhysikWorld): void {
     if (!Number.isFinite(sum)) st.finite = false;
     if (allBone >= 0) { ms.poseError2 = all2; st.maxPoseError = Math.sqrt(all2); st.maxPoseErrorBone = record.boneNames[allBone]!; }
     if (freeBone >= 0) { ms.free2 = free2; st.free.max = Math.sqrt(free2); st.free.bone = record.boneNames[freeBone]!; }
-    measureDiagnostics(world, record); // (the limits' violation is measured when asked for)
-    const violation = (Rig.maxLimitViolation[record.eid]! * 180) / Math.PI;
-    if (violation > st.maxLimitViolationDeg) st.maxLimitViolationDeg = violation;
+    measureViolation(world, record, st, Rig.substeps[record.eid] !== 1);
   }
+}
+
+/**
+ * The limits' violation into the stats: from the joint angles the limit springs measured at this
+ * step's start (the pose the last step ended in; measuring the pose again cost a tenth of a
+ * capture), or, `now`, of the pose as it stands (a step taken in substeps, whose springs last
+ * measured a substep's start, and the take's last pose: captureClip).
+ */
+function measureViolation(world: PhysikWorld, record: RigRecord, st: CaptureStats, now: boolean): void {
+  const { AngularLimit: L, Rig } = world.physik;
+  let worst = 0;
+  if (now) {
+    measureDiagnostics(world, record);
+    worst = Rig.maxLimitViolation[record.eid]!;
+  } else {
+    const { enabled, min, max, angle } = L;
+    for (let i = 1; i < record.bones.length; i++) {
+      const b3 = record.bones[i]! * 3;
+      for (let a = 0; a < 3; a++) {
+        if (!enabled[b3 + a]) continue;
+        const t = angle[b3 + a]!, over = t > max[b3 + a]! ? t - max[b3 + a]! : min[b3 + a]! - t;
+        if (over > worst) worst = over;
+      }
+    }
+  }
+  const violation = (worst * 180) / Math.PI;
+  if (violation > st.maxLimitViolationDeg) st.maxLimitViolationDeg = violation;
 }
 
 /** Which bones are tied to the clip now (a drive or follow, or a world marker on it in drive or follow), to out. */
@@ -434,6 +459,7 @@ export function captureClip(world: PhysikWorld, handle: CaptureHandle, now: () =
     recordFrame(recording, world, record, f, f / track.fps);
   }
   const seconds = (now() - t0) / 1000;
+  measureViolation(world, record, handle.stats, true); // (the last pose: no step after it measured it)
   return { recording, stats: handle.stats, seconds, realTimeRate: handle.duration / Math.max(seconds, 1e-9) };
 }
 
