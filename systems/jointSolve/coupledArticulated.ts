@@ -32,6 +32,9 @@
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { bindSweep, type LimitCoupling } from './coupledCompliance';
 import type { Doubles } from '../../components/doubles';
+import { hingeAxisWorld } from '../hinges';
+
+const freeAxis = new Float64Array(3);
 
 
 /**
@@ -298,11 +301,8 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   } else if (hinge >= 0) {
     // one free axis s (the child's, in the world): D⁺ = s sᵀ / (sᵀ (A22 + K) s) in place of D⁻¹, and
     // with U = (A12 s, A22 s) the subtree passes Iᵃ = A − U Uᵀ / d, pᵃ = g − U (sᵀ g_ang) / d
-    const q = rig.bones[j]! * 4, x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-    let sx: number, sy: number, sz: number;
-    if (hinge === 0) { sx = 1 - 2 * (y * y + z * z); sy = 2 * (x * y + z * w); sz = 2 * (x * z - y * w); }
-    else if (hinge === 1) { sx = 2 * (x * y - z * w); sy = 1 - 2 * (x * x + z * z); sz = 2 * (y * z + x * w); }
-    else { sx = 2 * (x * z + y * w); sy = 2 * (y * z - x * w); sz = 1 - 2 * (x * x + y * y); }
+    hingeAxisWorld(rot, rig.bones[j]!, hinge, freeAxis);
+    const sx = freeAxis[0]!, sy = freeAxis[1]!, sz = freeAxis[2]!;
     const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
     const vx = a22xx * sx + a22xy * sy + a22xz * sz, vy = a22xy * sx + a22yy * sy + a22yz * sz, vz = a22xz * sx + a22yz * sy + a22zz * sz;
     const ks = K[j6]! * sx * sx + K[j6 + 3]! * sy * sy + K[j6 + 5]! * sz * sz + 2 * (K[j6 + 1]! * sx * sy + K[j6 + 2]! * sx * sz + K[j6 + 4]! * sy * sz);
