@@ -3,27 +3,19 @@
  * never having left, for the PhysIK solver; restore refuses (world unchanged) when the
  * control point set changed; snapshotInto reuses its buffers; kinematic rigs resume finite.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  addControlPoint, addRig, createPhysikWorld, createSnapshot, getSettings, readMetrics, removeControlPoint,
+  addControlPoint, addRig, createSnapshot, getSettings, readMetrics, removeControlPoint,
   restoreRig, setSettings, setTarget, snapshotInto, snapshotRig, step, type PhysikWorld, type RigHandle,
 } from '../../../src/core';
-import { parseSceneText } from '../../../src/scene/load';
+import { humanoidScene, humanoidWithMove } from '../../support/humanoidWorld';
 import type { Settings } from '../../../src/scene/types';
 
-const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
+const scene = humanoidScene;
 
 /** The humanoid scene, plus a scripted move at step 180 (after the snapshot), so the script cursor matters. */
 function humanoid(settings: Partial<Settings> = {}): { world: PhysikWorld; h: RigHandle } {
-  const world = createPhysikWorld();
-  const h = addRig(world, {
-    rig: scene.rig,
-    controlPoints: scene.controlPoints,
-    settings: { ...scene.settings, ...settings },
-    script: [...scene.script, { step: 180, point: 'handR', target: [-0.5, 1.5, 0.3] }],
-  });
-  return { world, h };
+  return humanoidWithMove({ step: 180, point: 'handR', target: [-0.5, 1.5, 0.3] }, settings);
 }
 
 /** 150 steps with an API move at the 20th; every bone's rotation, head, angular velocity and velocity after each step. */

@@ -4,28 +4,20 @@
  * as a three.js AnimationClip (local rotations that play back to the recorded world
  * rotations, subsets, ranges, keyframe reduction within its stated bound).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AnimationMixer, Group, InterpolateLinear, LoopOnce, Object3D, Quaternion, QuaternionLinearInterpolant, Vector3 } from 'three';
 import { addRig, createPhysikWorld, readMetrics, setTarget, step, type PhysikWorld, type RigHandle } from '../../../src/core';
-import { parseSceneText } from '../../../src/scene/load';
+import { humanoidScene, humanoidWithMove } from '../../support/humanoidWorld';
 import type { Settings } from '../../../src/scene/types';
 import { applyFrame, createRecorder, recordSteps, rewindTo } from '../../../src/io/recorder';
 import { localRotation, type Recording } from '../../../src/io/recording';
 import { recordingToClip, trackNodeName } from '../../../src/io/clip';
 import { copyDoubles, type Doubles } from '../../../components/doubles';
 
-const scene = parseSceneText(readFileSync(new URL('../../../scenes/humanoid.json', import.meta.url), 'utf8'), 'humanoid.json');
+const scene = humanoidScene;
 
 function humanoid(settings: Partial<Settings> = {}): { world: PhysikWorld; h: RigHandle } {
-  const world = createPhysikWorld();
-  const h = addRig(world, {
-    rig: scene.rig,
-    controlPoints: scene.controlPoints,
-    settings: { ...scene.settings, ...settings },
-    script: [...scene.script, { step: 70, point: 'footL', target: [0.3, 0.35, 0.4] }],
-  });
-  return { world, h };
+  return humanoidWithMove({ step: 70, point: 'footL', target: [0.3, 0.35, 0.4] }, settings);
 }
 
 /** Copy of a width-w store field for the rig's bones (depth-first order). */
