@@ -63,7 +63,10 @@ export function integrate(world: PhysikWorld): void {
     Rig.substeps[rig.eid] = 1;
     const explicit = s.integrator === 'explicit';
     const halve = s.angularDampingMode === 'halve';
+    const welds = weldsOf(world, rig);
+    const welded = welds.count > 0 && weldsActive(rig) ? welds.flag : null;
     for (let bi = 0; bi < rig.bones.length; bi++) {
+      if (welded !== null && welded[bi] === 1) continue; // (set from its parent below)
       const b = rig.bones[bi]!;
       const b3 = b * 3;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
@@ -79,11 +82,9 @@ export function integrate(world: PhysikWorld): void {
     }
     // welded bones turn with their parents (parents first in depth-first order): the solve gave
     // them their parent's acceleration, this keeps rounding from opening the weld
-    const welds = weldsOf(world, rig);
-    if (welds.count > 0 && weldsActive(rig)) {
-      const flag = welds.flag;
+    if (welded !== null) {
       for (let bi = 1; bi < rig.bones.length; bi++) {
-        if (flag[bi] !== 1) continue;
+        if (welded[bi] !== 1) continue;
         const b = rig.bones[bi]!, p = Bone.parent[b]!;
         quatMul(rot, b * 4, rot, p * 4, welds.local, bi * 4);
         angVel[b * 3] = angVel[p * 3]!; angVel[b * 3 + 1] = angVel[p * 3 + 1]!; angVel[b * 3 + 2] = angVel[p * 3 + 2]!;

@@ -331,9 +331,9 @@ export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateS
 /**
  * The fast form's result is kept when the bones' accelerations at every joint agree within this
  * fraction of the rig's acceleration scale (|a| + |α| L, largest over the bones, plus one): forces
- * that far off change a step by far less than the integrator's own error. (At 1e-9 a captured
- * walk, its toes and fingers pressed on stiff limits, solved a third of its steps twice; at 1e-6,
- * 7%: docs/performance.md.)
+ * that far off change a step by far less than the integrator's own error. (A captured walk, its
+ * fingers pressed on stiff limits, solved 7% of its steps twice at 1e-6 and a third at 1e-9 before
+ * the fold took pressed limits without products with K; now none: docs/performance.md.)
  */
 export const FAST_FORM_TOLERANCE = 1e-6;
 
@@ -385,10 +385,9 @@ export function interJointSolve(world: PhysikWorld): void {
       const welding = welds.count > 0 && weldsActive(rig), hinging = hinges.count > 0 && hingesActive(rig);
       const coupling = welding || hinging ? limitCouplingOf(rig) : s.limitImplicit ? existingLimitCoupling(rig) : undefined;
       if (coupling) {
-        if (welding) coupling.welded.set(welds.flag);
-        else if (welds.count > 0) coupling.welded.fill(0);
-        if (hinging) coupling.hingeAxis.set(hinges.axis);
-        else coupling.hingeAxis.fill(-1);
+        const from = coupling.lockedFrom, w = welding ? welds : null, h = hinging ? hinges : null;
+        if (from.welds !== w) { if (w) coupling.welded.set(w.flag); else coupling.welded.fill(0); from.welds = w; }
+        if (from.hinges !== h) { if (h) coupling.hingeAxis.set(h.axis); else coupling.hingeAxis.fill(-1); from.hinges = h; }
       }
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the

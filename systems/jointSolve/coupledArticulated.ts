@@ -122,11 +122,16 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
       tau[i * 3 + 2] = a22xz * q0 + a22yz * q1 + a22zz * q2 - s2;
       continue;
     }
-    // τ = −K q̈ (the root's K is zero: it has no joint above it)
+    // τ = −K q̈ = −K D⁻¹ s = A22 q̈ − s (K D⁻¹ = I − A22 D⁻¹; see foldChild), none where no
+    // limit is pressed (the root's K is zero: it has no joint above it)
     const k6 = i * 6;
-    tau[i * 3] = -(K[k6]! * q0 + K[k6 + 1]! * q1 + K[k6 + 2]! * q2);
-    tau[i * 3 + 1] = -(K[k6 + 1]! * q0 + K[k6 + 3]! * q1 + K[k6 + 4]! * q2);
-    tau[i * 3 + 2] = -(K[k6 + 2]! * q0 + K[k6 + 4]! * q1 + K[k6 + 5]! * q2);
+    if (K[k6] === 0 && K[k6 + 1] === 0 && K[k6 + 2] === 0 && K[k6 + 3] === 0 && K[k6 + 4] === 0 && K[k6 + 5] === 0) {
+      tau[i * 3] = 0; tau[i * 3 + 1] = 0; tau[i * 3 + 2] = 0;
+      continue;
+    }
+    tau[i * 3] = a22xx * q0 + a22xy * q1 + a22xz * q2 - s0;
+    tau[i * 3 + 1] = a22xy * q0 + a22yy * q1 + a22yz * q2 - s1;
+    tau[i * 3 + 2] = a22xz * q0 + a22yz * q1 + a22zz * q2 - s2;
   }
   return Number.isFinite(u[0]!) && Number.isFinite(u[3]!);
 }
@@ -333,8 +338,9 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
     const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
     const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
     // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
-    const dxx = A[a + 15]! + kxx, dxy = A[a + 16]! + kxy, dxz = A[a + 17]! + kxz;
-    const dyy = A[a + 18]! + kyy, dyz = A[a + 19]! + kyz, dzz = A[a + 20]! + kzz;
+    const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
+    const dxx = a22xx + kxx, dxy = a22xy + kxy, dxz = a22xz + kxz;
+    const dyy = a22yy + kyy, dyz = a22yz + kyz, dzz = a22zz + kzz;
     const cxx = dyy * dzz - dyz * dyz, cxy = dxz * dyz - dxy * dzz, cxz = dxy * dyz - dxz * dyy;
     const det = dxx * cxx + dxy * cxy + dxz * cxz;
     if (!(det !== 0 && Number.isFinite(det))) return false;
@@ -360,22 +366,26 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
     ly = g[j6 + 1]! - (E10 * gx + E11 * gy + E12 * gz) - (pxy * zx + pyy * zy + pyz * zz);
     lz = g[j6 + 2]! - (E20 * gx + E21 * gy + E22 * gz) - (pxz * zx + pyz * zy + pzz * zz);
     if (pressed) {
-      // N = E K, K D⁻¹ (= (D⁻¹ K)ᵀ), Q = K − K D⁻¹ K, pᵃ_ang = K D⁻¹ g_ang − Nᵀ ζ
-      N00 = E00 * kxx + E01 * kxy + E02 * kxz; N01 = E00 * kxy + E01 * kyy + E02 * kyz; N02 = E00 * kxz + E01 * kyz + E02 * kzz;
-      N10 = E10 * kxx + E11 * kxy + E12 * kxz; N11 = E10 * kxy + E11 * kyy + E12 * kyz; N12 = E10 * kxz + E11 * kyz + E12 * kzz;
-      N20 = E20 * kxx + E21 * kxy + E22 * kxz; N21 = E20 * kxy + E21 * kyy + E22 * kyz; N22 = E20 * kxz + E21 * kyz + E22 * kzz;
-      const m00 = kxx * e0 + kxy * e1 + kxz * e2, m01 = kxx * e1 + kxy * e3 + kxz * e4, m02 = kxx * e2 + kxy * e4 + kxz * e5;
-      const m10 = kxy * e0 + kyy * e1 + kyz * e2, m11 = kxy * e1 + kyy * e3 + kyz * e4, m12 = kxy * e2 + kyy * e4 + kyz * e5;
-      const m20 = kxz * e0 + kyz * e1 + kzz * e2, m21 = kxz * e1 + kyz * e3 + kzz * e4, m22 = kxz * e2 + kyz * e4 + kzz * e5;
-      hx = m00 * gx + m01 * gy + m02 * gz - (N00 * zx + N10 * zy + N20 * zz);
-      hy = m10 * gx + m11 * gy + m12 * gz - (N01 * zx + N11 * zy + N21 * zz);
-      hz = m20 * gx + m21 * gy + m22 * gz - (N02 * zx + N12 * zy + N22 * zz);
-      Qxx = kxx - (m00 * kxx + m01 * kxy + m02 * kxz);
-      Qxy = kxy - (m00 * kxy + m01 * kyy + m02 * kyz);
-      Qxz = kxz - (m00 * kxz + m01 * kyz + m02 * kzz);
-      Qyy = kyy - (m10 * kxy + m11 * kyy + m12 * kyz);
-      Qyz = kyz - (m10 * kxz + m11 * kyz + m12 * kzz);
-      Qzz = kzz - (m20 * kxz + m21 * kyz + m22 * kzz);
+      // K D⁻¹ = I − A22 D⁻¹ (D = A22 + K), so with W = A22 D⁻¹: M = K D⁻¹ = I − W, N = E K =
+      // A12 − E A22, Q = K − K D⁻¹ K = A22 − W A22, pᵃ_ang = M g_ang − Nᵀ ζ. The same in exact
+      // arithmetic as the products with K, but a stiff limit (k dt² far above the bone's inertia,
+      // a light finger pressed while a marker's spring drags its hand) made those lose to
+      // rounding what K outweighs A22 by: the joints then disagreed by 1e-5 of the rig's scale
+      const w00 = a22xx * e0 + a22xy * e1 + a22xz * e2, w01 = a22xx * e1 + a22xy * e3 + a22xz * e4, w02 = a22xx * e2 + a22xy * e4 + a22xz * e5;
+      const w10 = a22xy * e0 + a22yy * e1 + a22yz * e2, w11 = a22xy * e1 + a22yy * e3 + a22yz * e4, w12 = a22xy * e2 + a22yy * e4 + a22yz * e5;
+      const w20 = a22xz * e0 + a22yz * e1 + a22zz * e2, w21 = a22xz * e1 + a22yz * e3 + a22zz * e4, w22 = a22xz * e2 + a22yz * e4 + a22zz * e5;
+      N00 = b00 - (E00 * a22xx + E01 * a22xy + E02 * a22xz); N01 = b01 - (E00 * a22xy + E01 * a22yy + E02 * a22yz); N02 = b02 - (E00 * a22xz + E01 * a22yz + E02 * a22zz);
+      N10 = b10 - (E10 * a22xx + E11 * a22xy + E12 * a22xz); N11 = b11 - (E10 * a22xy + E11 * a22yy + E12 * a22yz); N12 = b12 - (E10 * a22xz + E11 * a22yz + E12 * a22zz);
+      N20 = b20 - (E20 * a22xx + E21 * a22xy + E22 * a22xz); N21 = b21 - (E20 * a22xy + E21 * a22yy + E22 * a22yz); N22 = b22 - (E20 * a22xz + E21 * a22yz + E22 * a22zz);
+      hx = gx - (w00 * gx + w01 * gy + w02 * gz) - (N00 * zx + N10 * zy + N20 * zz);
+      hy = gy - (w10 * gx + w11 * gy + w12 * gz) - (N01 * zx + N11 * zy + N21 * zz);
+      hz = gz - (w20 * gx + w21 * gy + w22 * gz) - (N02 * zx + N12 * zy + N22 * zz);
+      Qxx = a22xx - (w00 * a22xx + w01 * a22xy + w02 * a22xz);
+      Qxy = a22xy - (w00 * a22xy + w01 * a22yy + w02 * a22yz);
+      Qxz = a22xz - (w00 * a22xz + w01 * a22yz + w02 * a22zz);
+      Qyy = a22yy - (w10 * a22xy + w11 * a22yy + w12 * a22yz);
+      Qyz = a22yz - (w10 * a22xz + w11 * a22yz + w12 * a22zz);
+      Qzz = a22zz - (w20 * a22xz + w21 * a22yz + w22 * a22zz);
     }
   }
   const slot = world ? rig.bones.length : i, ai = slot * 36, i6 = slot * 6;

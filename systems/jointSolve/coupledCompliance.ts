@@ -63,6 +63,8 @@ export interface LimitCoupling {
   welded: Uint8Array;
   /** The free axis (0-2) of a bone hinged to its parent this step (hinges.ts), −1 for any other, by depth-first index. */
   hingeAxis: Int8Array;
+  /** What `welded` and `hingeAxis` were last copied from (welds.ts and hinges.ts' records; null: none act): copied again only when it changes. */
+  lockedFrom: { welds: object | null; hinges: object | null };
   /** K of the welded and hinged joints while this form holds them stiffly (lockedJointCoupling), 6 per bone. */
   Kheld: Float64Array;
   A: number[]; // 36 per bone
@@ -124,7 +126,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), Kheld: new Float64Array(6 * n),
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), lockedFrom: { welds: null, hinges: null }, Kheld: new Float64Array(6 * n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
