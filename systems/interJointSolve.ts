@@ -300,24 +300,20 @@ function jointMismatch(world: PhysikWorld, rig: RigRecord): void {
 }
 
 /**
- * The exact solve with the pressed limits coupled (jointSolve/coupledCompliance.ts), in the fast
- * articulated-body form (from the forces and torques, with the accelerations that follow in one
- * pass) or the accurate compliance form (from the free accelerations); false when it failed.
+ * The exact solve with the pressed limits coupled, in the accurate compliance form
+ * (jointSolve/coupledCompliance.ts, from the free accelerations), the speculative springs that
+ * would pull released and the step solved again without them; false when it failed.
  */
-function coupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, fast: boolean): boolean {
-  if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
+function accurateCoupledSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
+  if (!coupledJointForces(world, rig, coupling)) return false;
   if (releaseStickyLimits(world, rig, coupling) > 0) {
-    // a speculative limit spring would have pulled its joint: solve again without it
     // (again the coupled solve even if no spring is left: K = 0 is the plain ball joint, and
     // the other solve, rarely run on such a rig, would run cold)
-    if (!fast) freeAccelerations(world.physik.Bone, rig);
-    if (!(fast ? fastCoupledJointForces(world, rig, coupling) : coupledJointForces(world, rig, coupling))) return false;
+    freeAccelerations(world.physik.Bone, rig);
+    if (!coupledJointForces(world, rig, coupling)) return false;
   }
-  if (fast) fastAccelerations(world, rig, coupling);
-  else {
-    applyJointForces(world, rig);
-    applyCouplingTorques(world, rig, coupling);
-  }
+  applyJointForces(world, rig);
+  applyCouplingTorques(world, rig, coupling);
   return true;
 }
 
@@ -337,17 +333,39 @@ export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateS
  */
 export const FAST_FORM_TOLERANCE = 1e-6;
 
-/** Whether the last coupledStep's result was measured by the fast form's check (1) or not (0). */
-const stepMeasured = new Uint8Array(1);
+/** Whether the last coupledStep's result was measured by the fast form's check (1) or not (0), and whether its fast form looked for missed limits (1). */
+const stepMeasured = new Uint8Array(1), stepCaught = new Uint8Array(1);
+
+/**
+ * The fast form with the step's limit changes: solved once; then, from that solution, the
+ * speculative springs that would pull released (releaseStickyLimits) and the limits it would
+ * pass with no spring caught (torsionSprings.ts catchMissedLimits, when `catching`); if any
+ * changed, solved again, only the changed joints' bones and their ancestors refolded; the caught
+ * springs that now pull released, and solved again once more. Then every bone's accelerations and
+ * the check (fastAccelerations). False when a matrix was singular.
+ */
+function fastLimitSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, catching: boolean): boolean {
+  if (!fastCoupledJointForces(world, rig, coupling)) return false;
+  let changed = releaseStickyLimits(world, rig, coupling);
+  if (catching) { changed += catchMissedLimits(world, rig, coupling, true); stepCaught[0] = 1; }
+  if (changed > 0) {
+    if (!fastCoupledJointForces(world, rig, coupling, true)) return false;
+    if (releaseStickyLimits(world, rig, coupling) > 0 && !fastCoupledJointForces(world, rig, coupling, true)) return false;
+  }
+  fastAccelerations(world, rig, coupling);
+  return true;
+}
 
 /**
  * The coupled solve of one step: the fast form, kept when its check passes (worstOut then holds
  * its measured mismatch, stepMeasured[0] = 1), else the step again in the accurate form, welds and
- * hinges held there as stiff couplings (`locked`). False when both failed.
+ * hinges held there as stiff couplings (`locked`). `catching`: the fast form catches the limits
+ * its solution would pass (fastLimitSolve); after the accurate form the caller does. False when
+ * both failed.
  */
-function coupledStep(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, locked: boolean): boolean {
-  stepMeasured[0] = 0;
-  let solved = coupledSolveForm.form === 'auto' && coupledSolve(world, rig, coupling, true);
+function coupledStep(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, locked: boolean, catching: boolean): boolean {
+  stepMeasured[0] = 0; stepCaught[0] = 0;
+  let solved = coupledSolveForm.form === 'auto' && fastLimitSolve(world, rig, coupling, catching);
   // the joints within FAST_FORM_TOLERANCE of the rig's accelerations (fastAccelerations measured both)
   if (solved && fastCheck[0]! <= FAST_FORM_TOLERANCE * (1 + fastCheck[1]!)) { stepMeasured[0] = 1; worstOut[0] = fastCheck[0]!; return true; }
   // the fast form lost accuracy (see jointSolve/coupledArticulated.ts) or failed: this step again, accurately
@@ -356,14 +374,14 @@ function coupledStep(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling
   freeAccelerations(world.physik.Bone, rig);
   // (welds and hinges as stiff couplings in this form, K as it was afterwards)
   if (locked) lockedJointCoupling(world, rig, coupling, true);
-  solved = coupledSolve(world, rig, coupling, false);
+  solved = accurateCoupledSolve(world, rig, coupling);
   if (locked) lockedJointCoupling(world, rig, coupling, false);
   return solved;
 }
 
 /** The step solved again, coupled, after catchMissedLimits added springs; true when the fast form's check measured it. */
 function resolveCoupled(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, locked: boolean): boolean {
-  if (coupledStep(world, rig, coupling, locked)) return stepMeasured[0] === 1;
+  if (coupledStep(world, rig, coupling, locked, false)) return stepMeasured[0] === 1;
   freeAccelerations(world.physik.Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig);
   return false;
 }
@@ -397,12 +415,13 @@ export function interJointSolve(world: PhysikWorld): void {
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
-        const solved = coupledStep(world, rig, coupling, welding || hinging);
+        const solved = coupledStep(world, rig, coupling, welding || hinging, s.limitImplicit);
         measured = solved && stepMeasured[0] === 1;
         if (!solved) { freeAccelerations(Bone, rig); exactJointForces(world, rig); applyJointForces(world, rig); }
         // a limit the solved step would pass with no spring holding it: its spring now, and the
-        // step again (torsionSprings.ts catchMissedLimits; the one round)
-        else if (s.limitImplicit && catchMissedLimits(world, rig, coupling) > 0) {
+        // step again (torsionSprings.ts catchMissedLimits; the one round), unless the fast form
+        // already looked (fastLimitSolve)
+        else if (stepCaught[0] === 0 && s.limitImplicit && catchMissedLimits(world, rig, coupling, false) > 0) {
           removeCouplingTorques(world, rig, coupling);
           measured = resolveCoupled(world, rig, coupling, welding || hinging);
         }
@@ -410,7 +429,7 @@ export function interJointSolve(world: PhysikWorld): void {
         freeAccelerations(Bone, rig);
         exactJointForces(world, rig);
         applyJointForces(world, rig);
-        if (s.limitImplicit && catchMissedLimits(world, rig, undefined) > 0) measured = resolveCoupled(world, rig, limitCouplingOf(rig), false);
+        if (s.limitImplicit && catchMissedLimits(world, rig, undefined, false) > 0) measured = resolveCoupled(world, rig, limitCouplingOf(rig), false);
       }
       if (nJoints > 0) {
         if (!measured) jointMismatch(world, rig);

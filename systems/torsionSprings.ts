@@ -432,11 +432,16 @@ const catchFrame = new Float64Array(4);
  * toe on a foot a marker yanks went 4° past its limit in one step of 1/120 s). With the solved
  * accelerations its angle at the step's end is θ + dt u·(ω_rel + dt α_rel); where that passes a
  * limit the speculative spring is added now, as torsionSprings would have, and the caller solves
- * again (releaseStickyLimits then takes back any that would pull). Returns how many were added.
+ * again (releaseStickyLimits then takes back any that would pull). `fromSolve`: α from the coupled
+ * solve's own result (existing.u, before any Newton-Euler pass), else from Bone.angAcc. Marks the
+ * joints it changes dirty for the refold (coupledArticulated.ts). Returns how many were added.
  */
-export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: LimitCoupling | undefined): number {
+export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: LimitCoupling | undefined, fromSolve: boolean): number {
   const { Bone, AngularLimit: L } = world.physik;
   const { angVel, angAcc, torque, rot, restLocal, parent: parentOf } = Bone;
+  // the angular accelerations: the coupled solve's own (its u, by depth-first index), before any
+  // Newton-Euler pass, or the bones' (Bone.angAcc)
+  const u = fromSolve && existing ? existing.u : null, parentIndex = existing ? existing.parentIndex : null;
   // (a rig that has pressed no limit yet has no coupling: made on the first limit caught)
   let coupling = existing;
   const welded = coupling ? coupling.welded : null, hingeAxis = coupling ? coupling.hingeAxis : null;
@@ -451,7 +456,13 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
     if (!(L.k[b3]! > 0 || L.k[b3 + 1]! > 0 || L.k[b3 + 2]! > 0)) continue;
     // the joint's relative angular velocity now and at the step's end
     const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
-    const ewx = rwx + dt * (angAcc[b3]! - angAcc[p3]!), ewy = rwy + dt * (angAcc[b3 + 1]! - angAcc[p3 + 1]!), ewz = rwz + dt * (angAcc[b3 + 2]! - angAcc[p3 + 2]!);
+    let ewx: number, ewy: number, ewz: number;
+    if (u !== null) {
+      const i6 = i * 6, p6 = parentIndex![i]! * 6;
+      ewx = rwx + dt * (u[i6 + 3]! - u[p6 + 3]!); ewy = rwy + dt * (u[i6 + 4]! - u[p6 + 4]!); ewz = rwz + dt * (u[i6 + 5]! - u[p6 + 5]!);
+    } else {
+      ewx = rwx + dt * (angAcc[b3]! - angAcc[p3]!); ewy = rwy + dt * (angAcc[b3 + 1]! - angAcc[p3 + 1]!); ewz = rwz + dt * (angAcc[b3 + 2]! - angAcc[p3 + 2]!);
+    }
     // how far its angles may move this step (as torsionSprings bounds it)
     const reach = 2 * dt * Math.sqrt(ewx * ewx + ewy * ewy + ewz * ewz);
     let frame = false;
@@ -484,6 +495,7 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
       }
       if (!coupling) coupling = limitCouplingOf(rig);
       const K = coupling.K;
+      coupling.dirty[i] = 1; coupling.dirty[coupling.parentIndex[i]!] = 1;
       torque[b3] = torque[b3]! + tau * ux; torque[b3 + 1] = torque[b3 + 1]! + tau * uy; torque[b3 + 2] = torque[b3 + 2]! + tau * uz;
       torque[p3] = torque[p3]! - tau * ux; torque[p3 + 1] = torque[p3 + 1]! - tau * uy; torque[p3 + 2] = torque[p3 + 2]! - tau * uz;
       if (kd > 0) {

@@ -42,7 +42,7 @@ const freeAxis = new Float64Array(3);
  * −K α_rel part of each pressed limit, on the child; its negative acts on the parent) and the
  * motions u. Returns false (nothing trustworthy written) when a matrix is singular.
  */
-export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): boolean {
+export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, refold = false): boolean {
   const { Bone, Rig } = world.physik;
   const { head, angVel, jointForce, rot } = Bone;
   const { bones, childStart, childIndex } = rig;
@@ -53,8 +53,12 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
 
   // Up: A and g of every bone about its head, with its subtree folded in; then the root into
   // the world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and
-  // bias at the root's head.
+  // bias at the root's head. `refold`: after the last solve of this step only the bones marked
+  // dirty (coupling.dirty) and their ancestors changed: the others' A and g are as folded then.
+  const dirty = coupling.dirty;
+  if (refold) for (let i = n - 1; i > 0; i--) if (dirty[i] === 1) dirty[parentIndex[i]!] = 1;
   for (let i = n - 1; i >= 0; i--) {
+    if (refold) { if (dirty[i] === 0) continue; dirty[i] = 0; }
     loadBodyAtHead(Bone, A, g, bones[i]!, i, on);
     for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
       if (!foldChild(head, angVel, rot, on, coupling, rig, i, childIndex[k]!)) return false;

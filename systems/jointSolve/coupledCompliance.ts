@@ -63,6 +63,12 @@ export interface LimitCoupling {
   welded: Uint8Array;
   /** The free axis (0-2) of a bone hinged to its parent this step (hinges.ts), −1 for any other, by depth-first index. */
   hingeAxis: Int8Array;
+  /**
+   * 1 for a bone whose load or joint changed since the fast form last folded it (a limit spring
+   * released or caught on its joint or a child's), by depth-first index: refolded with its
+   * ancestors only (jointSolve/coupledArticulated.ts), the rest of the tree unchanged.
+   */
+  dirty: Uint8Array;
   /** What `welded` and `hingeAxis` were last copied from (welds.ts and hinges.ts' records; null: none act): copied again only when it changes. */
   lockedFrom: { welds: object | null; hinges: object | null };
   /** K of the welded and hinged joints while this form holds them stiffly (lockedJointCoupling), 6 per bone. */
@@ -126,7 +132,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), lockedFrom: { welds: null, hinges: null }, Kheld: new Float64Array(6 * n),
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), lockedFrom: { welds: null, hinges: null }, dirty: new Uint8Array(n), Kheld: new Float64Array(6 * n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
@@ -454,6 +460,7 @@ export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling
     const side = S[o + 7]!;
     if ((end - S[o + 6]!) * side >= 0) continue; // it stops at or past the limit: a push
     const tau = S[o + 3]!, kd = S[o + 4]!;
+    coupling.dirty[i] = 1; coupling.dirty[pi] = 1;
     torque[b3] = torque[b3]! - tau * ux; torque[b3 + 1] = torque[b3 + 1]! - tau * uy; torque[b3 + 2] = torque[b3 + 2]! - tau * uz;
     torque[p3] = torque[p3]! + tau * ux; torque[p3 + 1] = torque[p3 + 1]! + tau * uy; torque[p3 + 2] = torque[p3 + 2]! + tau * uz;
     if (kd > 0) {
