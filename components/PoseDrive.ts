@@ -66,6 +66,8 @@ export interface PoseDriveRecord {
   markerDampingScale: Float64Array;
   /** Bones set kinematically this step (a followed bone, or an ancestor of a followed world marker). */
   follow: Uint8Array;
+  /** Bones whose clip angular velocity and acceleration are read (followed, driven, or the parent of a driven bone): the others' are not computed. */
+  rates: Uint8Array;
   /** Mode changes by step: sorted by step; `cursor` is the next one due. */
   events: { step: number; bones: number[]; markers: number[]; mode: PoseMode }[];
   cursor: number;
@@ -119,6 +121,7 @@ export function createPoseDriveRecord(track: PoseTrack, n: number, m: number): P
     markerStiffnessScale: new Float64Array(m).fill(1),
     markerDampingScale: new Float64Array(m).fill(1),
     follow: new Uint8Array(n),
+    rates: new Uint8Array(n),
     events: [],
     cursor: 0,
     rotA: new Float64Array(n * 4),

@@ -61,7 +61,8 @@ export function poseTargets(world: PhysikWorld): void {
       for (let k = 0; k < ev.markers.length; k++) rec.markerMode[ev.markers[k]!] = ev.mode;
       changed = true;
     }
-    if (changed) { updateFollow(world, rig, rec); rec.followDirty = false; }
+    // (with the modes, which bones' clip rates are read: sampled afresh, every rate read computed)
+    if (changed) { updateFollow(world, rig, rec); rec.followDirty = false; rec.sampledStep = -1; }
     const dt = rig.settings.dt;
     const t0 = rec.start + step * dt;
     const n = rig.bones.length;
@@ -77,12 +78,13 @@ export function poseTargets(world: PhysikWorld): void {
       clipTime[0] = t0 + dt; samplePose(world, rig, rec, rec.rotB, rec.headB);
       clipTime[0] = t0 + 2 * dt; samplePose(world, rig, rec, rec.rotC, rec.headC);
       args[1] = inv;
-      for (let i = 0; i < n; i++) angularVelocity(rec.rotA, rec.rotB, i, rec.omega, i * 3);
+      for (let i = 0; i < n; i++) if (rec.rates[i] === 1) angularVelocity(rec.rotA, rec.rotB, i, rec.omega, i * 3);
     }
     rec.sampledStep = step; rec.sampledDt = dt;
     // (past the clip's end it holds still: no acceleration is taken from the stop)
     const accel = t0 + 2 * dt <= (rec.track.frameCount - 1) / rec.track.fps + 1e-9 * dt ? inv : 0;
     for (let i = 0; i < n; i++) {
+      if (rec.rates[i] === 0) continue; // (read by no drive and no follow)
       // ω over this step (A → B) and the next (B → C); α from one to the other
       args[1] = inv;
       angularVelocity(rec.rotB, rec.rotC, i, rec.omegaNext, i * 3);
@@ -120,7 +122,7 @@ export function poseTargets(world: PhysikWorld): void {
   }
 }
 
-/** Which bones are set kinematically: followed bones, and a followed world marker's bone with its ancestors. */
+/** Which bones are set kinematically (followed bones, and a followed world marker's bone with its ancestors), and whose clip rates are read. */
 function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord): void {
   void world; void rig;
   const parent = rec.parent;
@@ -131,4 +133,11 @@ function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord):
     for (let i = rec.markerBone[m]!; i >= 0 && follow[i] !== 2; i = parent[i]!) follow[i] = 2;
   }
   for (let i = 0; i < follow.length; i++) if (follow[i] === 2) follow[i] = 1;
+  // rates read: poseFollow's (a followed bone's ω), poseDrives' (a driven bone's ω and α and its parent's)
+  const rates = rec.rates;
+  rates.fill(0);
+  for (let i = 0; i < follow.length; i++) {
+    if (follow[i] === 1) rates[i] = 1;
+    else if (rec.mode[i] === POSE_DRIVE) { rates[i] = 1; if (parent[i]! >= 0) rates[parent[i]!] = 1; }
+  }
 }
