@@ -66,7 +66,7 @@ export interface PoseDriveRecord {
   markerDampingScale: Float64Array;
   /** Bones set kinematically this step (a followed bone, or an ancestor of a followed world marker). */
   follow: Uint8Array;
-  /** Bones whose clip angular velocity and acceleration are read (followed, driven, or the parent of a driven bone): the others' are not computed. */
+  /** Bones whose clip angular velocity and acceleration are read (followed, driven, the parent of a driven bone, or a driven world marker's): the others' are not computed. */
   rates: Uint8Array;
   /** Mode changes by step: sorted by step; `cursor` is the next one due. */
   events: { step: number; bones: number[]; markers: number[]; mode: PoseMode }[];

@@ -133,11 +133,13 @@ function updateFollow(world: PhysikWorld, rig: RigRecord, rec: PoseDriveRecord):
     for (let i = rec.markerBone[m]!; i >= 0 && follow[i] !== 2; i = parent[i]!) follow[i] = 2;
   }
   for (let i = 0; i < follow.length; i++) if (follow[i] === 2) follow[i] = 1;
-  // rates read: poseFollow's (a followed bone's ω), poseDrives' (a driven bone's ω and α and its parent's)
+  // rates read: poseFollow's (a followed bone's ω), poseDrives' (a driven bone's ω and α and its
+  // parent's, and a driven world marker's bone's α)
   const rates = rec.rates;
   rates.fill(0);
   for (let i = 0; i < follow.length; i++) {
     if (follow[i] === 1) rates[i] = 1;
     else if (rec.mode[i] === POSE_DRIVE) { rates[i] = 1; if (parent[i]! >= 0) rates[parent[i]!] = 1; }
   }
+  for (let m = 0; m < rec.markerBone.length; m++) if (rec.markerMode[m] === POSE_DRIVE) rates[rec.markerBone[m]!] = 1;
 }

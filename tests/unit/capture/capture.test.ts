@@ -229,6 +229,29 @@ describe('capture of the CMU walk', () => {
     expect(Array.from(a.rot)).not.toEqual(Array.from(b.rot));
   });
 
+  test("a driven world marker's bone gets the clip's angular acceleration (its feed-forward), with every other bone free", () => {
+    const world = createPhysikWorld();
+    const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+    attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers });
+    step(world, 40);
+    const rec = poseDriveOf(world, rig)!, dt = 1 / clip.fps;
+    // the clip's world angular velocity of bone i from rotation set P to Q over one step
+    const omega = (P: Float64Array, Q: Float64Array, i: number) => {
+      const [ax, ay, az, aw] = [-P[i * 4]!, -P[i * 4 + 1]!, -P[i * 4 + 2]!, P[i * 4 + 3]!];
+      const [bx, by, bz, bw] = [Q[i * 4]!, Q[i * 4 + 1]!, Q[i * 4 + 2]!, Q[i * 4 + 3]!];
+      let x = bw * ax + bx * aw + by * az - bz * ay, y = bw * ay - bx * az + by * aw + bz * ax, z = bw * az + bx * ay - by * ax + bz * aw, w = bw * aw - bx * ax - by * ay - bz * az;
+      if (w < 0) { x = -x; y = -y; z = -z; w = -w; }
+      const s = Math.hypot(x, y, z), f = (2 * Math.atan2(s, w)) / s / dt;
+      return [x * f, y * f, z * f];
+    };
+    for (let m = 0; m < rec.markerBone.length; m++) {
+      const i = rec.markerBone[m]!, w1 = omega(rec.rotA, rec.rotB, i), w2 = omega(rec.rotB, rec.rotC, i);
+      const expected = [0, 1, 2].map((c) => (w2[c]! - w1[c]!) / dt);
+      const scale = Math.max(1, ...expected.map(Math.abs));
+      for (let c = 0; c < 3; c++) expect(Math.abs(rec.alpha[i * 3 + c]! - expected[c]!)).toBeLessThan(1e-9 * scale);
+    }
+  });
+
   test('a script changes a marker\'s mode: the feet go free at step 100', () => {
     const world = createPhysikWorld();
     const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
