@@ -4,7 +4,8 @@
  * with markers on the hips, hands and feet; the clip's ghost is drawn (read from the page and
  * seen in a screenshot), the markers stay on the clip (under 3% of the height) while the free
  * bones move on their own, bad multipliers are refused with a message and never reach the world,
- * undo is refused while it plays, and a take recorded while it plays exports as a .bvh that three.js's BVHLoader reads.
+ * undo is refused while it plays, scrubbing a take recorded while it plays seeks the clip and
+ * resuming there simulates on from it, and the take exports as a .bvh that three.js's BVHLoader reads.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ const read = (page: Page) => page.evaluate(() => window.__physik!.motion!.read()
 const warm = (r: number, g: number, b: number) => r > 95 && r - b > 10 && g - b > 6;
 
 describe('Motion: a clip through the physics (headless Chromium)', () => {
-  it('the CMU walk plays with markers on hips, hands and feet, its ghost drawn; a take exports as .bvh', async () => {
+  it('the CMU walk plays with markers on hips, hands and feet, its ghost drawn; a take scrubs with the clip and exports as .bvh', async () => {
     const { page, errors } = await open();
     // a scene of scenes/ has no clip: turning Motion on says so and stays off
     await panelControl(page, 'play clip through physics').locator('input').click();
@@ -89,6 +90,22 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     await button(page, '▶ run / pause clip').click();
     const frames = await page.evaluate(() => window.__physik!.recorder.recording?.frameCount ?? 0);
     expect(frames).toBeGreaterThan(5);
+    // scrubbing seeks the clip: the take's middle frame shows the clip at that frame's time, and
+    // resuming there simulates on from it with the clip (later frames dropped)
+    const half = Math.floor(frames / 2);
+    await page.evaluate((f) => window.__physik!.recorder.scrub(f), frames - 1);
+    const last = await read(page);
+    await page.evaluate((f) => window.__physik!.recorder.scrub(f), half);
+    const seek = await read(page);
+    const apart = await page.evaluate(([a, b]) => { const t = window.__physik!.recorder.recording!.times; return t[a]! - t[b]!; }, [frames - 1, half]);
+    expect(apart).toBeGreaterThan(0.1);
+    expect(Math.abs(last.time - seek.time - apart)).toBeLessThan(1e-6);
+    expect(seek.markerStray).toBeLessThan(0.03);
+    await button(page, 'resume from this frame').click();
+    await page.waitForFunction((t) => window.__physik!.motion!.read().time >= t + 0.1, seek.time, { timeout: 30_000 });
+    await button(page, '■ stop').click();
+    await button(page, '▶ run / pause clip').click();
+    expect((await read(page)).markerStray).toBeLessThan(0.03);
     const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), button(page, 'export .bvh').click()]);
     const bvh = readFileSync(await dl.path(), 'utf8');
     writeFileSync(join(shotDir, 'capture-walk-take.bvh'), bvh);
@@ -98,7 +115,7 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     expect(loaded.skeleton.bones.find((b) => b.name === 'LeftHand')).toBeDefined();
     // onto the source's own skeleton and frame time: the take's frames resampled to 120 fps
     expect(bvh.match(/^Frame Time:\s*([\d.]+)/m)?.[1]).toBe(readFileSync(new URL('../fixtures/external/cmu_subject02_walk_delfem2.bvh', import.meta.url), 'utf8').match(/^Frame Time:\s*([\d.]+)/m)?.[1]);
-    expect(Number(bvh.match(/^Frames:\s*(\d+)/m)?.[1])).toBeGreaterThanOrEqual(frames);
+    expect(Number(bvh.match(/^Frames:\s*(\d+)/m)?.[1])).toBeGreaterThanOrEqual(await page.evaluate(() => window.__physik!.recorder.recording!.frameCount));
 
     // off: the rig's own settings back
     await panelControl(page, 'play clip through physics').locator('input').uncheck();
