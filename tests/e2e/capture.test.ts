@@ -97,7 +97,7 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     const last = await read(page);
     await page.evaluate((f) => window.__physik!.recorder.scrub(f), half);
     const seek = await read(page);
-    const apart = await page.evaluate(([a, b]) => { const t = window.__physik!.recorder.recording!.times; return t[a]! - t[b]!; }, [frames - 1, half]);
+    const apart = await page.evaluate((ab) => { const t = window.__physik!.recorder.recording!.times; return t[ab[0]!]! - t[ab[1]!]!; }, [frames - 1, half]);
     expect(apart).toBeGreaterThan(0.1);
     expect(Math.abs(last.time - seek.time - apart)).toBeLessThan(1e-6);
     expect(seek.markerStray).toBeLessThan(0.03);
