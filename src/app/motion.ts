@@ -8,7 +8,9 @@
  * - Markers, by preset: "hips, hands and feet" (world markers at the heads of the bones the
  *   humanoid template calls hips, hands and feet: the capture-walk scene's set), "all joints
  *   driven" (a pose-space drive on every joint) or "none (clip only)" (every bone follows the
- *   clip exactly: the clip as it is, no physics added).
+ *   clip exactly: the clip as it is, no physics added); or "chosen per bone": each bone tied by
+ *   a world marker at its head, a pose drive or following exactly, or free (`tie`, which starts
+ *   from the set in effect).
  * - Stiffness and damping-ratio multipliers of the capture's own (10000 /s², critical): live,
  *   each a finite number (stiffness > 0, damping ≥ 0, both at most 100); anything else is
  *   refused with a message and never reaches the world.
@@ -30,14 +32,24 @@ import { applyHumanoidTemplate, type HumanoidMapping } from '../io/humanoid';
 import { attachClip, captureSettings, detachClip, DEFAULT_CAPTURE_STIFFNESS, type CaptureHandle } from '../capture/capture';
 import { bindClip } from '../capture/bind';
 import { dropReferenceFrame, motionFromBvh, type SourceMotion } from '../capture/source';
-import type { PoseTrack } from '../../components/PoseDrive';
+import { POSE_DRIVE, POSE_FOLLOW, POSE_FREE, type PoseTrack } from '../../components/PoseDrive';
 
-export type MotionPreset = 'ends' | 'all' | 'none';
+export type MotionPreset = 'ends' | 'all' | 'none' | 'custom';
 /** The presets as the panel names them. */
 export const MOTION_PRESETS: Readonly<Record<MotionPreset, string>> = {
   ends: 'hips, hands and feet',
   all: 'all joints driven',
   none: 'none (clip only)',
+  custom: 'chosen per bone',
+};
+/** How a bone is tied to the clip: a world marker at its head, a pose drive, followed exactly; a bone with none is free. */
+export type BoneTie = 'marker' | 'drive' | 'follow';
+/** The ties (and free) as the panel names them. */
+export const BONE_TIES: Readonly<Record<BoneTie | 'free', string>> = {
+  free: 'free',
+  marker: 'world marker',
+  drive: 'pose drive',
+  follow: 'follows exactly',
 };
 /** The largest multiplier the panel takes. */
 export const MOTION_MULTIPLIER_MAX = 100;
@@ -48,8 +60,10 @@ export interface MotionOptions {
   stiffness: number;
   /** × the capture's damping ratio (1, critical). */
   damping: number;
+  /** The "chosen per bone" set: each tied bone by name (the others free). */
+  ties: Readonly<Record<string, BoneTie>>;
 }
-export const DEFAULT_MOTION_OPTIONS: Readonly<MotionOptions> = { preset: 'ends', stiffness: 1, damping: 1 };
+export const DEFAULT_MOTION_OPTIONS: Readonly<MotionOptions> = { preset: 'ends', stiffness: 1, damping: 1, ties: {} };
 
 /** What the debug read gives (lengths ÷ the rig's height). */
 export interface MotionRead {
@@ -88,19 +102,52 @@ export function checkMultiplier(value: unknown, what: 'stiffness' | 'damping'): 
   return v;
 }
 
-/** Options checked as a whole (a preset by name, the multipliers); throws naming the first bad one. */
+/** Options checked as a whole (a preset by name, the multipliers, the ties); throws naming the first bad one. */
 export function checkMotionOptions(o: Partial<MotionOptions>, base: MotionOptions = DEFAULT_MOTION_OPTIONS): MotionOptions {
   const preset = o.preset ?? base.preset;
   if (!(preset in MOTION_PRESETS)) throw new Error(`markers: expected ${Object.keys(MOTION_PRESETS).map((k) => `"${k}"`).join(', ')}, got ${JSON.stringify(preset)}`);
+  let ties = base.ties;
+  if (o.ties !== undefined) {
+    if (typeof o.ties !== 'object' || o.ties === null || Array.isArray(o.ties)) throw new Error(`ties: expected an object of bone name to tie, got ${JSON.stringify(o.ties)}`);
+    for (const [bone, tie] of Object.entries(o.ties)) {
+      if (tie !== 'marker' && tie !== 'drive' && tie !== 'follow') throw new Error(`tie of "${bone}": expected "marker", "drive" or "follow", got ${JSON.stringify(tie)}`);
+    }
+    ties = { ...o.ties };
+  }
   return {
     preset,
     stiffness: o.stiffness === undefined ? base.stiffness : checkMultiplier(o.stiffness, 'stiffness'),
     damping: o.damping === undefined ? base.damping : checkMultiplier(o.damping, 'damping'),
+    ties,
   };
 }
 
-/** The markers of a preset on a rig whose bones are `bones`, with its humanoid mapping (for "hips, hands and feet"). */
-export function markersForPreset(preset: MotionPreset, bones: readonly string[], mapping: HumanoidMapping): CaptureMarkerDescription[] {
+/** The markers of a "chosen per bone" set on a rig whose bones are `bones`: a group per kind of tie. Throws naming a bone the rig does not have. */
+export function markersForTies(ties: Readonly<Record<string, BoneTie>>, bones: readonly string[]): CaptureMarkerDescription[] {
+  const by: Record<BoneTie, string[]> = { marker: [], drive: [], follow: [] };
+  for (const [bone, tie] of Object.entries(ties)) {
+    if (!bones.includes(bone)) throw new Error(`tie of "${bone}": this rig has no bone of that name`);
+    by[tie].push(bone);
+  }
+  const out: CaptureMarkerDescription[] = [];
+  if (by.marker.length) out.push({ name: 'markers', kind: 'world', bones: by.marker });
+  if (by.drive.length) out.push({ name: 'drives', kind: 'pose', bones: by.drive });
+  if (by.follow.length) out.push({ name: 'followed', kind: 'pose', mode: 'follow', bones: by.follow });
+  return out;
+}
+
+/** The ties a set of markers amounts to, per bone (world markers, pose drives, follows; a bone in none is free). */
+function tiesOfMarkers(markers: readonly CaptureMarkerDescription[]): Record<string, BoneTie> {
+  const ties: Record<string, BoneTie> = {};
+  for (const m of markers) {
+    for (const bone of m.bones) ties[bone] = m.kind === 'world' ? 'marker' : m.mode === 'follow' ? 'follow' : 'drive';
+  }
+  return ties;
+}
+
+/** The markers of a preset on a rig whose bones are `bones`, with its humanoid mapping (for "hips, hands and feet") and the ties (for "chosen per bone"). */
+export function markersForPreset(preset: MotionPreset, bones: readonly string[], mapping: HumanoidMapping, ties: Readonly<Record<string, BoneTie>> = {}): CaptureMarkerDescription[] {
+  if (preset === 'custom') return markersForTies(ties, bones);
   if (preset === 'all') return [{ name: 'drive', kind: 'pose', bones: [...bones] }];
   if (preset === 'none') return [{ name: 'clip', kind: 'pose', mode: 'follow', bones: [...bones] }];
   const groups: [string, (keyof HumanoidMapping)[]][] = [['hips', ['hips']], ['hands', ['leftHand', 'rightHand']], ['feet', ['leftFoot', 'rightFoot']]];
@@ -164,8 +211,12 @@ export interface Motion {
   start(options?: Partial<MotionOptions>): Promise<void>;
   /** Stop: settings, points and limits back as they were; the pose stays. */
   stop(): void;
-  /** Change the markers or multipliers: multipliers live, a preset by restarting at the clip time shown. Throws, nothing changed, when refused. */
+  /** Change the markers or multipliers: multipliers live, a preset or ties by restarting at the clip time shown. Throws, nothing changed, when refused. */
   set(options: Partial<MotionOptions>): Promise<void>;
+  /** Tie one bone (or free it): the set becomes "chosen per bone", starting from the set in effect. Throws, nothing changed, when refused. */
+  tie(bone: string, tie: BoneTie | 'free'): Promise<void>;
+  /** How a bone is tied now (while on: as the clip plays it; off: by the chosen set if that is the preset, else free). */
+  tieOf(bone: string): BoneTie | 'free';
   /** Back to the clip's start (the rig posed there). */
   restart(): void;
   /** Play or pause the simulation (play after the clip's end starts it over). */
@@ -215,17 +266,22 @@ export function createMotion(host: MotionHost): Motion {
     }
   };
 
-  function markersNow(record: RigRecord, preset: MotionPreset): CaptureMarkerDescription[] {
+  function markersNow(record: RigRecord, o: MotionOptions): CaptureMarkerDescription[] {
+    if (o.preset === 'custom') return markersForTies(o.ties, record.boneNames);
     const mapping = applyHumanoidTemplate(host.rigDescription()).mapping;
-    return markersForPreset(preset, record.boneNames, mapping);
+    return markersForPreset(o.preset, record.boneNames, mapping);
   }
+  const sameTies = (a: Readonly<Record<string, BoneTie>>, b: Readonly<Record<string, BoneTie>>) => {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+  };
 
   /** Tie the rig to the clip at clip time `at` (everything checked first: a throw leaves the world as it was). */
   function attach(next: MotionOptions, at: number): void {
     const rig = host.rig;
     const record = findRig(world, rig);
     const motion = clip!.motion;
-    const markers = markersNow(record, next.preset);
+    const markers = markersNow(record, next);
     if (!bound || bound.rig !== rig) {
       const b = bindClip(world, rig, motion);
       bound = { rig, track: b.track, notes: b.notes };
@@ -316,12 +372,16 @@ export function createMotion(host: MotionHost): Motion {
     },
     async set(o) {
       sync();
-      const next = checkMotionOptions(o, options);
+      let next = checkMotionOptions(o, options);
+      // "chosen per bone" picked without ties: it starts from the set in effect
+      if (next.preset === 'custom' && o.ties === undefined && options.preset !== 'custom') {
+        next = { ...next, ties: tiesOfMarkers(markersNow(findRig(world, host.rig), options)) };
+      }
       if (!handle) { options = next; return; }
-      if (next.preset !== options.preset) {
+      if (next.preset !== options.preset || (next.preset === 'custom' && !sameTies(next.ties, options.ties))) {
         // another set of markers: tied again at the clip time shown (the rig posed there);
         // the markers placed first, so a preset this rig cannot take leaves the clip as it plays
-        markersNow(findRig(world, handle.rig), next.preset);
+        markersNow(findRig(world, handle.rig), next);
         const at = current();
         const was = options;
         detach();
@@ -339,6 +399,24 @@ export function createMotion(host: MotionHost): Motion {
       for (let m = 0; m < rec.markerCp.length; m++) world.physik.ControlPoint.stiffness[rec.markerCp[m]!] = rec.stiffness * rec.mass * rec.markerStiffnessScale[m]!;
       if (rec.markerCp.length) applyDerivedSettings(world, record);
       options = next;
+    },
+    async tie(bone, tie) {
+      sync();
+      if (tie !== 'free' && !(tie in BONE_TIES)) throw new Error(`tie of "${bone}": expected "free", "marker", "drive" or "follow", got ${JSON.stringify(tie)}`);
+      const record = findRig(world, host.rig);
+      if (!record.boneNames.includes(bone)) throw new Error(`tie of "${bone}": this rig has no bone of that name`);
+      // the set in effect, bone by bone, then this bone's tie
+      const ties = options.preset === 'custom' ? { ...options.ties } : tiesOfMarkers(markersNow(record, options));
+      if (tie === 'free') delete ties[bone]; else ties[bone] = tie;
+      await motion.set({ preset: 'custom', ties });
+    },
+    tieOf(bone) {
+      if (!handle || handle.rig !== host.rig) return options.preset === 'custom' ? options.ties[bone] ?? 'free' : 'free';
+      const record = findRig(world, handle.rig), rec = handle.record;
+      const i = record.boneNames.indexOf(bone);
+      if (i < 0) return 'free';
+      for (let m = 0; m < rec.markerBone.length; m++) if (rec.markerBone[m] === i && rec.markerMode[m] !== POSE_FREE) return 'marker';
+      return rec.mode[i] === POSE_DRIVE ? 'drive' : rec.mode[i] === POSE_FOLLOW ? 'follow' : 'free';
     },
     restart,
     play(on) {

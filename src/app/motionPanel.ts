@@ -4,7 +4,9 @@
  *
  * - play clip through physics: on, the clip plays from its start with the markers chosen; off,
  *   the rig's settings and points are as before (the pose stays).
- * - markers: "hips, hands and feet", "all joints driven" or "none (clip only)".
+ * - markers: "hips, hands and feet", "all joints driven", "none (clip only)" or "chosen per bone";
+ *   the bone selected in the view and its tie to the clip (free, world marker, pose drive,
+ *   follows exactly): choosing one makes the set "chosen per bone", starting from the set in effect.
  * - stiffness × and damping ratio ×: multipliers of the capture's springs, live; a value that
  *   is not a number, or out of range (stiffness above 0, damping from 0, both up to 100), is
  *   refused with a message and the field shows the value in effect again.
@@ -21,7 +23,7 @@ import type GUI from 'lil-gui';
 import type { Controller } from 'lil-gui';
 import type { RigDescription } from '../world/types';
 import type { Sandbox } from './sandbox';
-import { createMotion, MOTION_MULTIPLIER_MAX, MOTION_PRESETS, type Motion, type MotionPreset } from './motion';
+import { BONE_TIES, createMotion, MOTION_MULTIPLIER_MAX, MOTION_PRESETS, type BoneTie, type Motion, type MotionPreset } from './motion';
 import { createClipGhost, type ClipGhost } from '../render/clipGhost';
 
 /** Tooltips of the Motion folder's controls. */
@@ -36,11 +38,14 @@ export const MOTION_TIPS = {
   restart: 'Go back to the start of the animation, the rig posed there (r does the same while Motion is on).',
   ghost: 'Show the animation itself as a light, see-through skeleton at the moment shown, to compare with the physics.',
   placement: 'Draw the animation ghost over the rig, or beside it.',
+  bone: 'The bone selected in the view (click a bone or its joint): the one "tie to clip" sets.',
+  tie: "How the selected bone is held to the animation: free (physics only), a world marker pulling its joint to the animation's, a pose drive turning it toward the animation's angle, or following it exactly. Sets the markers to \"chosen per bone\".",
   stray: 'How far the marked bones are from the animation now, and the most since Motion started (% of the height).',
   free: 'The largest difference of a bone no marker holds from the animation, since Motion started (% of the height).',
 } as const;
 
 const PLACEMENTS = ['over the rig', 'beside it'] as const;
+const NO_BONE = '(select a bone in the view)';
 /** Largest binary file whose clip is read as soon as it is opened (bigger: when Motion is turned on). */
 const READ_SOON_BYTES = 8 * 1024 * 1024;
 
@@ -111,6 +116,8 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     damping: String(motion.options.damping),
     ghost: true,
     placement: PLACEMENTS[0] as string,
+    bone: NO_BONE,
+    tie: BONE_TIES.free as string,
     stray: '–',
     free: '–',
   };
@@ -141,6 +148,14 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     }));
   add(tip(folder.add(state, 'preset', labels).name('markers'), MOTION_TIPS.preset))
     .onFinishChange((label: string) => void attempt('change the markers', () => motion.set({ preset: presetOf(label) ?? (label as MotionPreset) })));
+  add(tip(folder.add(state, 'bone').name('selected bone').disable(), MOTION_TIPS.bone));
+  const tieOfLabel = (label: string) => (Object.keys(BONE_TIES) as (BoneTie | 'free')[]).find((k) => BONE_TIES[k] === label);
+  add(tip(folder.add(state, 'tie', Object.values(BONE_TIES)).name('tie to clip'), MOTION_TIPS.tie))
+    .onFinishChange((label: string) => void attempt('tie the bone', async () => {
+      const bone = selectedName();
+      if (bone === null) throw new Error('select a bone in the view first (click the bone or its joint)');
+      await motion.tie(bone, tieOfLabel(label) ?? (label as BoneTie));
+    }));
   add(tip(folder.add(state, 'stiffness').name('stiffness ×'), MOTION_TIPS.stiffness))
     .onFinishChange((v: string) => void attempt('set the stiffness', () => motion.set({ stiffness: v as unknown as number })));
   add(tip(folder.add(state, 'damping').name('damping ratio ×'), MOTION_TIPS.damping))
@@ -186,10 +201,27 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     });
   }
 
+  /** The name of the bone selected in the view, or null (none, or not one of this rig's). */
+  function selectedName(): string | null {
+    const b = sandbox.view.selectedBone;
+    if (b < 0) return null;
+    for (const [name, e] of Object.entries(sandbox.bones)) if (e === b) return name;
+    return null;
+  }
+  /** The selected bone and its tie, shown when either changed. */
+  function showTie(): void {
+    const name = selectedName();
+    const bone = name ?? NO_BONE, tie = BONE_TIES[name === null ? 'free' : motion.tieOf(name)];
+    if (bone === state.bone && tie === state.tie) return;
+    state.bone = bone; state.tie = tie;
+    for (const c of controllers) if (c.property === 'bone' || c.property === 'tie') c.updateDisplay();
+  }
+
   const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
   /** The readouts: clip, time, stray. */
   function live(): void {
     readSoon();
+    showTie();
     const r = motion.read();
     const clip = r.clip
       ? `${r.clip.name}: ${r.on ? `${r.time.toFixed(2)} of ` : ''}${r.clip.duration.toFixed(2)} s at ${Number(r.clip.fps.toFixed(2))} fps${r.ended ? ' (end)' : ''}`

@@ -132,7 +132,8 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   }
   const s = sweep;
   c = {
-    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1), lockedFrom: { welds: null, hinges: null }, dirty: new Uint8Array(n), Kheld: new Float64Array(6 * n),
+    K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1),
+    lockedFrom: { welds: null, hinges: null }, dirty: new Uint8Array(n), Kheld: new Float64Array(6 * n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };

@@ -5,7 +5,8 @@
  * seen in a screenshot), the markers stay on the clip (under 3% of the height) while the free
  * bones move on their own, bad multipliers are refused with a message and never reach the world,
  * undo is refused while it plays, scrubbing a take recorded while it plays seeks the clip and
- * resuming there simulates on from it, and the take exports as a .bvh that three.js's BVHLoader reads.
+ * resuming there simulates on from it, the take exports as a .bvh that three.js's BVHLoader reads,
+ * and a bone selected in the view is tied to the clip on its own from the panel.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -116,6 +117,20 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     // onto the source's own skeleton and frame time: the take's frames resampled to 120 fps
     expect(bvh.match(/^Frame Time:\s*([\d.]+)/m)?.[1]).toBe(readFileSync(new URL('../fixtures/external/cmu_subject02_walk_delfem2.bvh', import.meta.url), 'utf8').match(/^Frame Time:\s*([\d.]+)/m)?.[1]);
     expect(Number(bvh.match(/^Frames:\s*(\d+)/m)?.[1])).toBeGreaterThanOrEqual(await page.evaluate(() => window.__physik!.recorder.recording!.frameCount));
+
+    // a bone tied on its own: the forearm selected in the view, made to follow the clip exactly
+    // (the set becomes "chosen per bone", the markers kept); with no bone selected, a message
+    await page.evaluate(() => window.__physik!.view.setSelectedBone(-1));
+    await panelControl(page, 'tie to clip').locator('select').selectOption('follows exactly');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/select a bone in the view first/);
+    await page.evaluate(() => window.__physik!.view.setSelectedBone(window.__physik!.bones['LeftForeArm']!));
+    await expect.poll(() => panelControl(page, 'selected bone').locator('input').inputValue()).toBe('LeftForeArm');
+    expect(await panelControl(page, 'tie to clip').locator('select').inputValue()).toBe('free');
+    await panelControl(page, 'tie to clip').locator('select').selectOption('follows exactly');
+    await expect.poll(() => page.evaluate(() => window.__physik!.motion!.tieOf('LeftForeArm'))).toBe('follow');
+    expect(await page.evaluate(() => window.__physik!.motion!.options.preset)).toBe('custom');
+    expect(await panelControl(page, 'markers').locator('select').inputValue()).toBe('chosen per bone');
+    expect((await read(page)).markers.map((m) => m.bone).sort()).toEqual(['Hips', 'LeftFoot', 'LeftHand', 'RightFoot', 'RightHand']);
 
     // off: the rig's own settings back
     await panelControl(page, 'play clip through physics').locator('input').uncheck();

@@ -126,6 +126,47 @@ describe('Motion in the sandbox (logic)', () => {
     expect(poseDriveOf(world, rig)).toBeUndefined();
   });
 
+  it('bones tied one by one: a forearm made to follow exactly, a hand freed, the rest of the set kept; bad ties refused', async () => {
+    const { world, rig, motion } = sandboxLike();
+    expect(() => checkMotionOptions({ ties: { Hips: 'glue' as never } })).toThrow(/tie of "Hips": expected "marker", "drive" or "follow", got "glue"/);
+    await motion.start({ preset: 'ends' });
+    step(world, 30);
+    expect(motion.tieOf('LeftHand')).toBe('marker');
+    expect(motion.tieOf('LeftForeArm')).toBe('free');
+    await motion.tie('LeftForeArm', 'follow');
+    await motion.tie('LeftHand', 'free');
+    expect(motion.options.preset).toBe('custom');
+    expect(motion.options.ties).toEqual({ Hips: 'marker', RightHand: 'marker', LeftFoot: 'marker', RightFoot: 'marker', LeftForeArm: 'follow' });
+    expect(motion.tieOf('LeftForeArm')).toBe('follow');
+    expect(motion.tieOf('LeftHand')).toBe('free');
+    expect(motion.read().time).toBeCloseTo(0.25, 4); // (tied again at the time shown)
+    step(world, 30);
+    const r = motion.read();
+    expect(r.markers.map((m) => m.bone).sort()).toEqual(['Hips', 'LeftFoot', 'RightFoot', 'RightHand']);
+    expect(r.markerStray).toBeLessThan(0.03);
+    // the followed forearm is turned as the clip has it (its head hangs on the free upper arm);
+    // the hand below it, free, is not
+    const f = motion.ghostFrame()!, record = world.physik.rigs[0]!, { Bone } = world.physik;
+    const turnedOff = (name: string) => {
+      const i = record.boneNames.indexOf(name), b = record.bones[i]!;
+      let dot = 0;
+      for (let c = 0; c < 4; c++) dot += Bone.rot[b * 4 + c]! * f.rot[i * 4 + c]!;
+      return 2 * Math.acos(Math.min(1, Math.abs(dot)));
+    };
+    expect(turnedOff('LeftForeArm')).toBeLessThan(1e-6);
+    expect(turnedOff('LeftHand')).toBeGreaterThan(1e-4);
+    // refused, nothing changed
+    const rec = poseDriveOf(world, rig);
+    await expect(motion.tie('Tail', 'drive')).rejects.toThrow(/tie of "Tail": this rig has no bone of that name/);
+    await expect(motion.tie('Hips', 'glue' as never)).rejects.toThrow(/tie of "Hips": expected "free", "marker", "drive" or "follow"/);
+    expect(poseDriveOf(world, rig)).toBe(rec);
+    // "chosen per bone" picked from another preset starts from that preset's set
+    await motion.set({ preset: 'all' });
+    await motion.set({ preset: 'custom' });
+    expect(Object.values(motion.options.ties).every((t) => t === 'drive')).toBe(true);
+    expect(Object.keys(motion.options.ties)).toHaveLength(record.bones.length);
+  });
+
   it('a preset the rig cannot take is refused while the clip plays on as it was', async () => {
     const bytes = readFileSync(new URL('../../fixtures/external/RiggedSimple.glb', import.meta.url));
     const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
