@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A/B timing of two versions of the step in one process: `node tests/bench/ab.mjs [ref] [--rigs N]
- * [--rounds R] [--steps S] [--detached] [--cpu]` bundles tests/bench/abEntry.ts from the working tree and from git ref
+ * [--rounds R] [--steps S] [--detached] [--cpu] [--capture]` bundles tests/bench/abEntry.ts from the working tree and from git ref
  * `ref` (default HEAD, checked out into .tmp/ab-<ref>) with esbuild, then times the two in
  * alternating blocks (S steps of an N-humanoid world, R rounds each) so that both share the
  * machine's speed of the moment (this VM's speed drifts up to 2× within minutes; figures taken
@@ -10,7 +10,9 @@
  * (the state an application with Rapier or a worker runs in: V8 then checks every typed-array
  * access, tests/bench/detached.ts). `--cpu` times the process's user CPU time instead of the wall
  * clock: on a machine busy with other work a block's wall time includes the time the process
- * waited for a core, its CPU time does not. Not part of the tests.
+ * waited for a core, its CPU time does not. `--capture` times the step of the capture benchmark
+ * instead (the CMU walk looped, markers on the hips, hands and feet: tests/bench/capture.ts), with
+ * the working tree's entry in both versions (the ref needs `walkCapture`). Not part of the tests.
  *
  * The world built first in a process measured faster on crowds (the same code both sides, 1000
  * humanoids: 1.04-1.06 with the old world built first, 0.93-0.96 with the new one first), so the
@@ -26,7 +28,9 @@ import { build } from 'esbuild';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const ref = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'HEAD';
-const rigs = Number(arg('--rigs', '1')), rounds = Number(arg('--rounds', '40')), steps = Number(arg('--steps', rigs === 1 ? '400' : '4'));
+const capture = process.argv.includes('--capture');
+const rigs = Number(arg('--rigs', '1')), rounds = Number(arg('--rounds', capture ? '16' : '40')), steps = Number(arg('--steps', capture ? '200' : rigs === 1 ? '400' : '4'));
+if (capture && rigs !== 1) throw new Error('--capture: one rig (the walk) only, without --rigs');
 for (const [k, v] of Object.entries({ rigs, rounds, steps })) if (!(Number.isInteger(v) && v > 0)) throw new Error(`--${k}: expected a positive integer, got ${v}`);
 
 const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: root, encoding: 'utf8' }).trim();
@@ -42,7 +46,7 @@ async function bundle(dir, name) {
   return import(pathToFileURL(outfile).href).finally(() => rmSync(outfile, { force: true }));
 }
 // a ref from before the entry existed gets the working tree's (it only builds a world and steps it)
-if (!existsSync(join(tree, 'tests/bench/abEntry.ts'))) copyFileSync(join(root, 'tests/bench/abEntry.ts'), join(tree, 'tests/bench/abEntry.ts'));
+if (capture || !existsSync(join(tree, 'tests/bench/abEntry.ts'))) copyFileSync(join(root, 'tests/bench/abEntry.ts'), join(tree, 'tests/bench/abEntry.ts'));
 const first = arg('--first', null);
 const cpu = process.argv.includes('--cpu');
 if (first === null) {
@@ -55,7 +59,8 @@ if (first === null) {
   }
   const f = (x) => x.toFixed(2), g = (x) => x.toFixed(3);
   const [r0] = runs;
-  console.log(`${rigs} humanoid(s), ${rounds} rounds of ${steps} steps, µs${cpu ? ' of CPU time' : ''} per humanoid step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
+  const what = capture ? 'the captured CMU walk' : `${rigs} humanoid(s)`;
+  console.log(`${what}, ${rounds} rounds of ${steps} steps, µs${cpu ? ' of CPU time' : ''} per ${capture ? '' : 'humanoid '}step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
   for (const r of runs) {
     console.log(`${r.first} built first: old median ${f(r.old.median)} min ${f(r.old.min)}, new median ${f(r.new.median)} min ${f(r.new.min)}; new / old median ${g(r.new.median / r.old.median)} min ${g(r.new.min / r.old.min)}`);
   }
@@ -69,12 +74,14 @@ if (first !== 'old' && first !== 'new') throw new Error(`--first: expected old o
 const oldMod = await bundle(tree, 'old');
 const newMod = await bundle(root, 'new');
 // (the worlds built in the order asked for; the modules always bundled old first)
+// (a capture's take long enough for the warm-up and every round)
+const warm = Math.max(2000, 20 * steps);
+const make = (mod) => (capture ? mod.makeCaptureWorkload(warm + rounds * steps + 2) : mod.makeWorkload(rigs));
 let a, b;
-if (first === 'old') { a = oldMod.makeWorkload(rigs); b = newMod.makeWorkload(rigs); }
-else { b = newMod.makeWorkload(rigs); a = oldMod.makeWorkload(rigs); }
+if (first === 'old') { a = make(oldMod); b = make(newMod); }
+else { b = make(newMod); a = make(oldMod); }
 const detached = process.argv.includes(newMod.DETACHED_FLAG);
 if (detached) newMod.detachOneBuffer();
-const warm = Math.max(2000, 20 * steps);
 for (let done = 0; done < warm; done += steps) { a.steps(steps); b.steps(steps); }
 const ta = [], tb = [];
 for (let r = 0; r < rounds; r++) {

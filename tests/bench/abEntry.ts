@@ -1,9 +1,12 @@
 /**
- * The workload tests/bench/ab.mjs times for each version of the code: a world of `rigs` humanoids
- * (the crowd scene's, every rig awake) or one humanoid, built once; `steps(n)` steps it n times.
+ * The workloads tests/bench/ab.mjs times for each version of the code: a world of `rigs` humanoids
+ * (the crowd scene's, every rig awake) or one humanoid, built once; or (`--capture`) the CMU walk
+ * looped to `frames` frames and captured as the capture benchmark does (markers on the hips, hands
+ * and feet). `steps(n)` steps it n times.
  */
 import { createPhysikWorld, addRigs, step } from '../../src/core';
 import { crowdInputs, humanoidInput } from './rigs';
+import { walkCapture } from './capture';
 
 export { detachOneBuffer, DETACHED_FLAG } from './detached';
 
@@ -14,6 +17,15 @@ export function makeWorkload(rigs: number): { steps: (n: number) => void; checks
   return {
     steps: (n) => step(world, n),
     // a digest of every bone's rotation: both versions should agree when a change keeps the bits
+    checksum: () => { let s = 0; for (let i = 0; i < rot.length; i++) s += rot[i]! * ((i % 7) + 1); return s; },
+  };
+}
+
+export function makeCaptureWorkload(frames: number): { steps: (n: number) => void; checksum: () => number } {
+  const { world } = walkCapture(frames);
+  const rot = world.physik.Bone.rot;
+  return {
+    steps: (n) => step(world, n),
     checksum: () => { let s = 0; for (let i = 0; i < rot.length; i++) s += rot[i]! * ((i % 7) + 1); return s; },
   };
 }
