@@ -321,8 +321,11 @@ function accurateCoupledSolve(world: PhysikWorld, rig: RigRecord, coupling: Limi
  * Which form of the coupled limit solve runs (tests and benchmarks): 'auto', the fast form checked
  * and the accurate one when the check fails (the step's behaviour); 'accurate', the compliance
  * form only. `accurateSteps` counts the coupled solves the accurate form took (either way).
+ * `refold`: after a limit change within a step the fast form refolds the 'changed' joints' bones
+ * and their ancestors (the step's behaviour), or 'all' of them (the same bits; tests compare the
+ * two); `refolds` counts the refolds of changed joints.
  */
-export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateSteps: 0 };
+export const coupledSolveForm = { form: 'auto' as 'auto' | 'accurate', accurateSteps: 0, refold: 'changed' as 'changed' | 'all', refolds: 0 };
 
 /**
  * The fast form's result is kept when the bones' accelerations at every joint agree within this
@@ -349,8 +352,10 @@ function fastLimitSolve(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupl
   let changed = releaseStickyLimits(world, rig, coupling);
   if (catching) { changed += catchMissedLimits(world, rig, coupling, true); stepCaught[0] = 1; }
   if (changed > 0) {
-    if (!fastCoupledJointForces(world, rig, coupling, true)) return false;
-    if (releaseStickyLimits(world, rig, coupling) > 0 && !fastCoupledJointForces(world, rig, coupling, true)) return false;
+    const changedOnly = coupledSolveForm.refold === 'changed';
+    if (changedOnly) coupledSolveForm.refolds++;
+    if (!fastCoupledJointForces(world, rig, coupling, changedOnly)) return false;
+    if (releaseStickyLimits(world, rig, coupling) > 0 && !fastCoupledJointForces(world, rig, coupling, changedOnly)) return false;
   }
   fastAccelerations(world, rig, coupling);
   return true;

@@ -22,6 +22,7 @@ import { attachClip, captureClip, captureSettings, detachClip, type CaptureHandl
 import { poseDriveOf, sampleTrackPose } from '../../../src/world/clipPose';
 import { clipJointRanges } from '../../../src/capture/limits';
 import { getJointLimits } from '../../../src/core';
+import { coupledSolveForm } from '../../../systems/interJointSolve';
 import type { RigDescription } from '../../../src/world/types';
 
 const fixtures = join(__dirname, '../../fixtures/external');
@@ -250,6 +251,26 @@ describe('capture of the CMU walk', () => {
       const scale = Math.max(1, ...expected.map(Math.abs));
       for (let c = 0; c < 3; c++) expect(Math.abs(rec.alpha[i * 3 + c]! - expected[c]!)).toBeLessThan(1e-9 * scale);
     }
+  });
+
+  test('a step solved again after a limit change refolds only the changed joints: the same bits as refolding every bone', () => {
+    const run = (refold: 'changed' | 'all') => {
+      coupledSolveForm.refold = refold;
+      try {
+        const world = createPhysikWorld();
+        const { rig } = addRig(world, { rig: walkRig('humanoid'), settings: captureSettings(clip.fps) });
+        attachClip(world, rig, bindClip(world, rig, clip).track, { markers: worldMarkers });
+        const before = coupledSolveForm.refolds;
+        step(world, 200);
+        return { rot: Array.from(world.physik.Bone.rot), refolds: coupledSolveForm.refolds - before };
+      } finally {
+        coupledSolveForm.refold = 'changed';
+      }
+    };
+    const changed = run('changed'), all = run('all');
+    expect(changed.refolds).toBeGreaterThan(20); // (limits caught or released on those steps)
+    expect(all.refolds).toBe(0);
+    expect(changed.rot).toEqual(all.rot);
   });
 
   test('a script changes a marker\'s mode: the feet go free at step 100', () => {
