@@ -10,7 +10,7 @@
  *   driven" (a pose-space drive on every joint) or "none (clip only)" (every bone follows the
  *   clip exactly: the clip as it is, no physics added); or "chosen per bone": each bone tied by
  *   a world marker at its head, a pose drive or following exactly, or free (`tie`, which starts
- *   from the set in effect).
+ *   from the set in effect), a tied bone with its own multipliers (`scaleTie`).
  * - Stiffness and damping-ratio multipliers of the capture's own (10000 /s², critical): live,
  *   each a finite number (stiffness > 0, damping ≥ 0, both at most 100); anything else is
  *   refused with a message and never reaches the world.
@@ -62,8 +62,12 @@ export interface MotionOptions {
   damping: number;
   /** The "chosen per bone" set: each tied bone by name (the others free). */
   ties: Readonly<Record<string, BoneTie>>;
+  /** Per tied bone of that set: its own multipliers of the capture's stiffness and damping (1 when not listed). */
+  tieScales: Readonly<Record<string, TieScale>>;
 }
-export const DEFAULT_MOTION_OPTIONS: Readonly<MotionOptions> = { preset: 'ends', stiffness: 1, damping: 1, ties: {} };
+/** A tied bone's own multipliers of the capture's stiffness and damping ratio. */
+export interface TieScale { stiffness: number; damping: number }
+export const DEFAULT_MOTION_OPTIONS: Readonly<MotionOptions> = { preset: 'ends', stiffness: 1, damping: 1, ties: {}, tieScales: {} };
 
 /** What the debug read gives (lengths ÷ the rig's height). */
 export interface MotionRead {
@@ -114,26 +118,54 @@ export function checkMotionOptions(o: Partial<MotionOptions>, base: MotionOption
     }
     ties = { ...o.ties };
   }
+  let tieScales = base.tieScales;
+  if (o.tieScales !== undefined) {
+    if (typeof o.tieScales !== 'object' || o.tieScales === null || Array.isArray(o.tieScales)) throw new Error(`tie multipliers: expected an object of bone name to { stiffness, damping }, got ${JSON.stringify(o.tieScales)}`);
+    const checked: Record<string, TieScale> = {};
+    for (const [bone, sc] of Object.entries(o.tieScales)) {
+      const at = (e: unknown) => new Error(`tie of "${bone}": ${e instanceof Error ? e.message : String(e)}`);
+      try {
+        checked[bone] = { stiffness: checkMultiplier(sc?.stiffness, 'stiffness'), damping: checkMultiplier(sc?.damping, 'damping') };
+      } catch (e) { throw at(e); }
+    }
+    tieScales = checked;
+  }
   return {
     preset,
     stiffness: o.stiffness === undefined ? base.stiffness : checkMultiplier(o.stiffness, 'stiffness'),
     damping: o.damping === undefined ? base.damping : checkMultiplier(o.damping, 'damping'),
     ties,
+    tieScales,
   };
 }
 
-/** The markers of a "chosen per bone" set on a rig whose bones are `bones`: a group per kind of tie. Throws naming a bone the rig does not have. */
-export function markersForTies(ties: Readonly<Record<string, BoneTie>>, bones: readonly string[]): CaptureMarkerDescription[] {
-  const by: Record<BoneTie, string[]> = { marker: [], drive: [], follow: [] };
+/**
+ * The markers of a "chosen per bone" set on a rig whose bones are `bones`: a group per kind of tie
+ * and pair of multipliers (`scales`, 1 and 1 for a bone not listed). Throws naming a bone the rig
+ * does not have.
+ */
+export function markersForTies(ties: Readonly<Record<string, BoneTie>>, bones: readonly string[], scales: Readonly<Record<string, TieScale>> = {}): CaptureMarkerDescription[] {
+  const groups = new Map<string, CaptureMarkerDescription>();
+  const names: Record<BoneTie, string> = { marker: 'markers', drive: 'drives', follow: 'followed' };
   for (const [bone, tie] of Object.entries(ties)) {
     if (!bones.includes(bone)) throw new Error(`tie of "${bone}": this rig has no bone of that name`);
-    by[tie].push(bone);
+    const sc = scales[bone] ?? { stiffness: 1, damping: 1 };
+    const key = `${tie} ${sc.stiffness} ${sc.damping}`;
+    let g = groups.get(key);
+    if (!g) {
+      const scaled = sc.stiffness !== 1 || sc.damping !== 1;
+      g = {
+        name: scaled ? `${names[tie]} ×${sc.stiffness} ×${sc.damping}` : names[tie],
+        kind: tie === 'marker' ? 'world' : 'pose',
+        ...(tie === 'follow' ? { mode: 'follow' as const } : {}),
+        ...(scaled ? { stiffness: sc.stiffness, damping: sc.damping } : {}),
+        bones: [],
+      };
+      groups.set(key, g);
+    }
+    g.bones.push(bone);
   }
-  const out: CaptureMarkerDescription[] = [];
-  if (by.marker.length) out.push({ name: 'markers', kind: 'world', bones: by.marker });
-  if (by.drive.length) out.push({ name: 'drives', kind: 'pose', bones: by.drive });
-  if (by.follow.length) out.push({ name: 'followed', kind: 'pose', mode: 'follow', bones: by.follow });
-  return out;
+  return [...groups.values()];
 }
 
 /** The ties a set of markers amounts to, per bone (world markers, pose drives, follows; a bone in none is free). */
@@ -217,6 +249,10 @@ export interface Motion {
   tie(bone: string, tie: BoneTie | 'free'): Promise<void>;
   /** How a bone is tied now (while on: as the clip plays it; off: by the chosen set if that is the preset, else free). */
   tieOf(bone: string): BoneTie | 'free';
+  /** A tied bone's own multipliers: the set becomes "chosen per bone" as for `tie`. Throws, nothing changed, when the bone is free or a value is refused. */
+  scaleTie(bone: string, scale: Partial<TieScale>): Promise<void>;
+  /** A bone's own multipliers (1 and 1 unless the chosen set gives it others). */
+  scaleOf(bone: string): TieScale;
   /** Back to the clip's start (the rig posed there). */
   restart(): void;
   /** Play or pause the simulation (play after the clip's end starts it over). */
@@ -267,14 +303,18 @@ export function createMotion(host: MotionHost): Motion {
   };
 
   function markersNow(record: RigRecord, o: MotionOptions): CaptureMarkerDescription[] {
-    if (o.preset === 'custom') return markersForTies(o.ties, record.boneNames);
+    if (o.preset === 'custom') return markersForTies(o.ties, record.boneNames, o.tieScales);
     const mapping = applyHumanoidTemplate(host.rigDescription()).mapping;
     return markersForPreset(o.preset, record.boneNames, mapping);
   }
-  const sameTies = (a: Readonly<Record<string, BoneTie>>, b: Readonly<Record<string, BoneTie>>) => {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+  const sameTies = (a: MotionOptions, b: MotionOptions) => {
+    const ka = Object.keys(a.ties), sa = Object.keys(a.tieScales);
+    return ka.length === Object.keys(b.ties).length && ka.every((k) => a.ties[k] === b.ties[k])
+      && sa.length === Object.keys(b.tieScales).length
+      && sa.every((k) => a.tieScales[k]!.stiffness === b.tieScales[k]?.stiffness && a.tieScales[k]!.damping === b.tieScales[k]?.damping);
   };
+  /** The ties in effect, bone by bone (a preset's set as ties). */
+  const tiesNow = (record: RigRecord) => (options.preset === 'custom' ? { ...options.ties } : tiesOfMarkers(markersNow(record, options)));
 
   /** Tie the rig to the clip at clip time `at` (everything checked first: a throw leaves the world as it was). */
   function attach(next: MotionOptions, at: number): void {
@@ -375,10 +415,10 @@ export function createMotion(host: MotionHost): Motion {
       let next = checkMotionOptions(o, options);
       // "chosen per bone" picked without ties: it starts from the set in effect
       if (next.preset === 'custom' && o.ties === undefined && options.preset !== 'custom') {
-        next = { ...next, ties: tiesOfMarkers(markersNow(findRig(world, host.rig), options)) };
+        next = { ...next, ties: tiesOfMarkers(markersNow(findRig(world, host.rig), options)), tieScales: {} };
       }
       if (!handle) { options = next; return; }
-      if (next.preset !== options.preset || (next.preset === 'custom' && !sameTies(next.ties, options.ties))) {
+      if (next.preset !== options.preset || (next.preset === 'custom' && !sameTies(next, options))) {
         // another set of markers: tied again at the clip time shown (the rig posed there);
         // the markers placed first, so a preset this rig cannot take leaves the clip as it plays
         markersNow(findRig(world, handle.rig), next);
@@ -405,10 +445,24 @@ export function createMotion(host: MotionHost): Motion {
       if (tie !== 'free' && !(tie in BONE_TIES)) throw new Error(`tie of "${bone}": expected "free", "marker", "drive" or "follow", got ${JSON.stringify(tie)}`);
       const record = findRig(world, host.rig);
       if (!record.boneNames.includes(bone)) throw new Error(`tie of "${bone}": this rig has no bone of that name`);
-      // the set in effect, bone by bone, then this bone's tie
-      const ties = options.preset === 'custom' ? { ...options.ties } : tiesOfMarkers(markersNow(record, options));
-      if (tie === 'free') delete ties[bone]; else ties[bone] = tie;
-      await motion.set({ preset: 'custom', ties });
+      // the set in effect, bone by bone, then this bone's tie (a freed bone loses its multipliers)
+      const ties = tiesNow(record), tieScales = options.preset === 'custom' ? { ...options.tieScales } : {};
+      if (tie === 'free') { delete ties[bone]; delete tieScales[bone]; } else ties[bone] = tie;
+      await motion.set({ preset: 'custom', ties, tieScales });
+    },
+    async scaleTie(bone, scale) {
+      sync();
+      const record = findRig(world, host.rig);
+      if (!record.boneNames.includes(bone)) throw new Error(`tie of "${bone}": this rig has no bone of that name`);
+      const ties = tiesNow(record);
+      if (!ties[bone]) throw new Error(`"${bone}" is free: tie it to the clip first (a world marker, a pose drive or follows exactly)`);
+      const was = motion.scaleOf(bone);
+      const tieScales = { ...(options.preset === 'custom' ? options.tieScales : {}), [bone]: { stiffness: scale.stiffness ?? was.stiffness, damping: scale.damping ?? was.damping } };
+      await motion.set({ preset: 'custom', ties, tieScales });
+    },
+    scaleOf(bone) {
+      const sc = options.preset === 'custom' ? options.tieScales[bone] : undefined;
+      return sc ? { ...sc } : { stiffness: 1, damping: 1 };
     },
     tieOf(bone) {
       if (!handle || handle.rig !== host.rig) return options.preset === 'custom' ? options.ties[bone] ?? 'free' : 'free';

@@ -6,7 +6,8 @@
  *   the rig's settings and points are as before (the pose stays).
  * - markers: "hips, hands and feet", "all joints driven", "none (clip only)" or "chosen per bone";
  *   the bone selected in the view and its tie to the clip (free, world marker, pose drive,
- *   follows exactly): choosing one makes the set "chosen per bone", starting from the set in effect.
+ *   follows exactly) with its own stiffness and damping multipliers: choosing one makes the set
+ *   "chosen per bone", starting from the set in effect.
  * - stiffness × and damping ratio ×: multipliers of the capture's springs, live; a value that
  *   is not a number, or out of range (stiffness above 0, damping from 0, both up to 100), is
  *   refused with a message and the field shows the value in effect again.
@@ -40,6 +41,8 @@ export const MOTION_TIPS = {
   placement: 'Draw the animation ghost over the rig, or beside it.',
   bone: 'The bone selected in the view (click a bone or its joint): the one "tie to clip" sets.',
   tie: "How the selected bone is held to the animation: free (physics only), a world marker pulling its joint to the animation's, a pose drive turning it toward the animation's angle, or following it exactly. Sets the markers to \"chosen per bone\".",
+  boneStiffness: `The selected bone's own pull toward the animation: × the folder's stiffness (more than 0, at most ${MOTION_MULTIPLIER_MAX}); a free bone has none.`,
+  boneDamping: `The selected bone's own damping of that pull: × the folder's damping ratio (0 to ${MOTION_MULTIPLIER_MAX}).`,
   stray: 'How far the marked bones are from the animation now, and the most since Motion started (% of the height).',
   free: 'The largest difference of a bone no marker holds from the animation, since Motion started (% of the height).',
 } as const;
@@ -118,6 +121,8 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     placement: PLACEMENTS[0] as string,
     bone: NO_BONE,
     tie: BONE_TIES.free as string,
+    boneStiffness: '1',
+    boneDamping: '1',
     stray: '–',
     free: '–',
   };
@@ -156,6 +161,13 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
       if (bone === null) throw new Error('select a bone in the view first (click the bone or its joint)');
       await motion.tie(bone, tieOfLabel(label) ?? (label as BoneTie));
     }));
+  const scaleBone = (what: 'stiffness' | 'damping', v: string) => void attempt(`set the bone's ${what}`, async () => {
+    const bone = selectedName();
+    if (bone === null) throw new Error('select a bone in the view first (click the bone or its joint)');
+    await motion.scaleTie(bone, { [what]: v as unknown as number });
+  });
+  add(tip(folder.add(state, 'boneStiffness').name('bone stiffness ×'), MOTION_TIPS.boneStiffness)).onFinishChange((v: string) => scaleBone('stiffness', v));
+  add(tip(folder.add(state, 'boneDamping').name('bone damping ×'), MOTION_TIPS.boneDamping)).onFinishChange((v: string) => scaleBone('damping', v));
   add(tip(folder.add(state, 'stiffness').name('stiffness ×'), MOTION_TIPS.stiffness))
     .onFinishChange((v: string) => void attempt('set the stiffness', () => motion.set({ stiffness: v as unknown as number })));
   add(tip(folder.add(state, 'damping').name('damping ratio ×'), MOTION_TIPS.damping))
@@ -208,13 +220,21 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     for (const [name, e] of Object.entries(sandbox.bones)) if (e === b) return name;
     return null;
   }
-  /** The selected bone and its tie, shown when either changed. */
-  function showTie(): void {
+  /** What showTie last showed (the fields' own values change as they are typed in). */
+  let shownTie = '';
+  /** The selected bone, its tie and its multipliers, shown when one of them changed (not into a field being typed in). */
+  function showTie(force = false): void {
     const name = selectedName();
     const bone = name ?? NO_BONE, tie = BONE_TIES[name === null ? 'free' : motion.tieOf(name)];
-    if (bone === state.bone && tie === state.tie) return;
-    state.bone = bone; state.tie = tie;
-    for (const c of controllers) if (c.property === 'bone' || c.property === 'tie') c.updateDisplay();
+    const sc = name === null ? { stiffness: 1, damping: 1 } : motion.scaleOf(name);
+    const k = String(sc.stiffness), d = String(sc.damping);
+    const key = `${bone}\u0000${tie}\u0000${k}\u0000${d}`;
+    if (key === shownTie && !force) return;
+    shownTie = key;
+    state.bone = bone; state.tie = tie; state.boneStiffness = k; state.boneDamping = d;
+    for (const c of controllers) {
+      if (['bone', 'tie', 'boneStiffness', 'boneDamping'].includes(c.property) && !c.domElement.contains(document.activeElement)) c.updateDisplay();
+    }
   }
 
   const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
@@ -236,6 +256,7 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
 
   function refresh(): void {
     motion.sync();
+    showTie(true);
     state.on = motion.on;
     state.preset = MOTION_PRESETS[motion.options.preset];
     state.stiffness = String(motion.options.stiffness);

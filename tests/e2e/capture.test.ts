@@ -6,7 +6,7 @@
  * bones move on their own, bad multipliers are refused with a message and never reach the world,
  * undo is refused while it plays, scrubbing a take recorded while it plays seeks the clip and
  * resuming there simulates on from it, the take exports as a .bvh that three.js's BVHLoader reads,
- * and a bone selected in the view is tied to the clip on its own from the panel.
+ * and a bone selected in the view is tied to the clip on its own, with its own stiffness, from the panel.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -131,6 +131,19 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     expect(await page.evaluate(() => window.__physik!.motion!.options.preset)).toBe('custom');
     expect(await panelControl(page, 'markers').locator('select').inputValue()).toBe('chosen per bone');
     expect((await read(page)).markers.map((m) => m.bone).sort()).toEqual(['Hips', 'LeftFoot', 'LeftHand', 'RightFoot', 'RightHand']);
+    // the left hand's marker made softer on its own; a bad value is refused, the field shows the one in effect
+    await page.evaluate(() => window.__physik!.view.setSelectedBone(window.__physik!.bones['LeftHand']!));
+    await expect.poll(() => panelControl(page, 'selected bone').locator('input').inputValue()).toBe('LeftHand');
+    expect(await panelControl(page, 'tie to clip').locator('select').inputValue()).toBe('world marker');
+    const boneStiffness = panelControl(page, 'bone stiffness ×').locator('input');
+    await boneStiffness.fill('0.5');
+    await boneStiffness.press('Enter');
+    await expect.poll(() => page.evaluate(() => window.__physik!.motion!.scaleOf('LeftHand').stiffness)).toBe(0.5);
+    await boneStiffness.fill('soft');
+    await boneStiffness.press('Enter');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/tie of "LeftHand": stiffness multiplier/);
+    expect(await page.evaluate(() => window.__physik!.motion!.scaleOf('LeftHand').stiffness)).toBe(0.5);
+    await expect.poll(() => boneStiffness.inputValue()).toBe('0.5');
 
     // off: the rig's own settings back
     await panelControl(page, 'play clip through physics').locator('input').uncheck();

@@ -167,6 +167,33 @@ describe('Motion in the sandbox (logic)', () => {
     expect(Object.keys(motion.options.ties)).toHaveLength(record.bones.length);
   });
 
+  it("a tied bone's own multipliers: a softer hand marker, refused for a free bone or a bad value", async () => {
+    const { world, rig, motion } = sandboxLike();
+    await motion.start({ preset: 'ends' });
+    step(world, 12);
+    await motion.scaleTie('LeftHand', { stiffness: 0.5 });
+    expect(motion.options.preset).toBe('custom');
+    expect(motion.scaleOf('LeftHand')).toEqual({ stiffness: 0.5, damping: 1 });
+    expect(motion.scaleOf('RightHand')).toEqual({ stiffness: 1, damping: 1 });
+    const rec = poseDriveOf(world, rig)!, record = world.physik.rigs[0]!;
+    const markerOf = (bone: string) => Array.from(rec.markerBone).indexOf(record.boneNames.indexOf(bone));
+    const { ControlPoint } = world.physik;
+    const k = (bone: string) => ControlPoint.stiffness[rec.markerCp[markerOf(bone)]!]!;
+    expect(k('LeftHand') / k('RightHand')).toBeCloseTo(0.5, 12);
+    await motion.scaleTie('LeftHand', { damping: 2 });
+    expect(motion.scaleOf('LeftHand')).toEqual({ stiffness: 0.5, damping: 2 });
+    const now = poseDriveOf(world, rig);
+    await expect(motion.scaleTie('LeftForeArm', { stiffness: 2 })).rejects.toThrow(/"LeftForeArm" is free: tie it to the clip first/);
+    await expect(motion.scaleTie('LeftHand', { damping: -1 })).rejects.toThrow(/tie of "LeftHand": damping multiplier: expected a number 0 or more/);
+    expect(poseDriveOf(world, rig)).toBe(now);
+    expect(motion.scaleOf('LeftHand')).toEqual({ stiffness: 0.5, damping: 2 });
+    step(world, 30);
+    expect(motion.read().markerStray).toBeLessThan(0.03);
+    // freed, the bone loses its multipliers
+    await motion.tie('LeftHand', 'free');
+    expect(motion.scaleOf('LeftHand')).toEqual({ stiffness: 1, damping: 1 });
+  });
+
   it('a preset the rig cannot take is refused while the clip plays on as it was', async () => {
     const bytes = readFileSync(new URL('../../fixtures/external/RiggedSimple.glb', import.meta.url));
     const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
