@@ -108,6 +108,21 @@ export function createHostCore(initial: Scene, initialName: string, options: San
   const shell = createPageShell(canvas, scene.settings.dt);
   // an imported character: its mesh, notes, exports onto its file, kept for reloads
   const character = createCharacter({ view, world, showNotes: showNotesBox, showError });
+  noteCapture(initial, initialName);
+
+  /**
+   * A scene with a capture block names a clip file beside it, which the page does not load with
+   * the scene: say so, and how to play it (headless, or its file opened with Motion).
+   */
+  function noteCapture(s: Scene, name: string): void {
+    const clip = s.capture?.clip;
+    if (!clip) return;
+    const file = 'file' in clip && typeof clip.file === 'string' ? clip.file : 'its clip';
+    showNotesBox(`${name}: its clip plays from the command line`, [
+      `this scene ties the rig to a motion clip (its capture block: ${file}), which the sandbox does not load with a scene: the rig is shown without it`,
+      `\`npx physik run scenes/${name}.json\` plays it headless; in the sandbox, open the clip's own file (a .bvh, .glb or .gltf with motion) and turn on "play clip through physics" in the Motion folder`,
+    ]);
+  }
 
   function loadScene(next: Scene, name: string): void {
     // build the new rigs first: if that throws, the old ones stay
@@ -123,6 +138,7 @@ export function createHostCore(initial: Scene, initialName: string, options: San
     view.frame();
     document.title = `physik-ecs · ${name}`;
     changed();
+    noteCapture(next, name);
   }
 
   const shared: SharedMembers = {

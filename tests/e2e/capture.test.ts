@@ -28,6 +28,11 @@ describe('Motion: a clip through the physics (headless Chromium)', () => {
     await panelControl(page, 'play clip through physics').locator('input').click();
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/no character with motion: open or drop a \.bvh/);
     await expect.poll(() => panelControl(page, 'play clip through physics').locator('input').isChecked()).toBe(false);
+    // the capture-walk scene: its rig without the clip, and a note saying how to play it
+    await panelControl(page, 'scene').locator('select').selectOption('capture-walk');
+    await page.waitForFunction(() => window.__physik!.sceneName === 'capture-walk', undefined, { timeout: 20_000 });
+    await expect.poll(() => page.locator('#import-notes').textContent()).toMatch(/capture-walk: its clip plays from the command line.*npx physik run scenes\/capture-walk\.json/s);
+    await page.locator('#import-notes button').click();
     await dropFixture(page, 'cmu_subject02_walk_delfem2.bvh');
     await page.waitForFunction(() => window.__physik!.sceneName === 'cmu_subject02_walk_delfem2', undefined, { timeout: 20_000 });
     await page.locator('#import-notes button').click().catch(() => undefined);
