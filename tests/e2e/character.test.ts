@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { colourPixels, drawn, nextFrames, panelControl, saveShot, shotDir, useSandbox, dropFixture } from './harness';
+import { colourPixels, drawn, nextFrames, panelControl, pngPixels, saveShot, shotDir, useSandbox, dropFixture } from './harness';
 
 const open = useSandbox();
 const fixtures = new URL('../fixtures/external/', import.meta.url);
@@ -28,23 +28,12 @@ async function download(page: Page, label: string, name: string): Promise<Buffer
 }
 
 /** Pixels of a region (CSS pixels of a full-page PNG at scale 1) whose blue stands at least 20 levels further above their red in `after` than in `before`. */
-const bluerPixels = (page: Page, before: Buffer, after: Buffer, r: { x: number; y: number; w: number; h: number }) =>
-  page.evaluate(async ([a, b, rect]) => {
-    const read = async (b64: string) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext('2d')!;
-      g.drawImage(img, 0, 0);
-      return g.getImageData(Math.round(rect.x), Math.round(rect.y), rect.w, rect.h).data;
-    };
-    const p = await read(a), q = await read(b);
-    let n = 0;
-    for (let i = 0; i < p.length; i += 4) if (q[i + 2]! - q[i]! - (p[i + 2]! - p[i]!) >= 20) n++;
-    return n;
-  }, [before.toString('base64'), after.toString('base64'), r] as const);
+const bluerPixels = async (page: Page, before: Buffer, after: Buffer, r: { x: number; y: number; w: number; h: number }) => {
+  const p = await pngPixels(page, before, r), q = await pngPixels(page, after, r);
+  let n = 0;
+  for (let i = 0; i < p.length; i += 4) if (q[i + 2]! - q[i]! - (p[i + 2]! - p[i]!) >= 20) n++;
+  return n;
+};
 /** Take the focus from the panel's fields, so keys go to the view. */
 const blur = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 /** Name of the bone selected in the view, or null. */

@@ -78,31 +78,39 @@ export async function nextFrames(page: Page): Promise<void> {
 }
 
 /**
- * Tally of a PNG screenshot's pixels (decoded in the page): how many satisfy `match(r, g, b)`,
- * how many there are, and their mean colour. `match` travels as source text: it may use only
- * its arguments.
+ * The RGBA bytes of a PNG screenshot, decoded in the page (the browser's PNG decoder): of the
+ * region `rect` (CSS pixels of a full-page screenshot at scale 1), or of the whole image.
  */
-type Tally = { matched: number; total: number; mean: [number, number, number] };
-export async function pixelTally(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean = () => true): Promise<Tally> {
-  return page.evaluate(async ([b64, source]) => {
-    const test = new Function(`return (${source});`)() as (r: number, g: number, b: number) => boolean;
+export async function pngPixels(page: Page, png: Buffer, rect?: { x: number; y: number; w: number; h: number }): Promise<Buffer> {
+  const b64 = await page.evaluate(async ([data, r]) => {
     const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
+    img.src = `data:image/png;base64,${data}`;
     await img.decode();
     const c = document.createElement('canvas');
     c.width = img.width; c.height = img.height;
     const g = c.getContext('2d')!;
     g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let matched = 0;
-    const sum: [number, number, number] = [0, 0, 0];
-    for (let i = 0; i < d.length; i += 4) {
-      if (test(d[i]!, d[i + 1]!, d[i + 2]!)) matched++;
-      sum[0] += d[i]!; sum[1] += d[i + 1]!; sum[2] += d[i + 2]!;
-    }
-    const total = d.length / 4;
-    return { matched, total, mean: [sum[0] / total, sum[1] / total, sum[2] / total] as [number, number, number] };
-  }, [png.toString('base64'), match.toString()] as const);
+    const d = r ? g.getImageData(Math.round(r.x), Math.round(r.y), r.w, r.h).data : g.getImageData(0, 0, c.width, c.height).data;
+    // back as base64, in chunks (String.fromCharCode takes a bounded number of arguments)
+    let text = '';
+    for (let i = 0; i < d.length; i += 0x8000) text += String.fromCharCode(...d.subarray(i, i + 0x8000));
+    return btoa(text);
+  }, [png.toString('base64'), rect ?? null] as const);
+  return Buffer.from(b64, 'base64');
+}
+
+/** Tally of a PNG screenshot's pixels: how many satisfy `match(r, g, b)`, how many there are, and their mean colour. */
+type Tally = { matched: number; total: number; mean: [number, number, number] };
+export async function pixelTally(page: Page, png: Buffer, match: (r: number, g: number, b: number) => boolean = () => true): Promise<Tally> {
+  const d = await pngPixels(page, png);
+  let matched = 0;
+  const sum: [number, number, number] = [0, 0, 0];
+  for (let i = 0; i < d.length; i += 4) {
+    if (match(d[i]!, d[i + 1]!, d[i + 2]!)) matched++;
+    sum[0] += d[i]!; sum[1] += d[i + 1]!; sum[2] += d[i + 2]!;
+  }
+  const total = d.length / 4;
+  return { matched, total, mean: [sum[0] / total, sum[1] / total, sum[2] / total] };
 }
 
 /** Pixels of a PNG screenshot for which `match(r, g, b)` holds (see pixelTally). */
