@@ -34,6 +34,20 @@ function sandboxLike(): { world: PhysikWorld; rig: number; motion: Motion; pause
   return { world, rig, motion, paused: () => paused };
 }
 
+/** A .glb character of the fixtures imported as the sandbox imports a dropped one, with its Motion. */
+async function glbLike(name: string): Promise<{ world: PhysikWorld; rig: number; motion: Motion }> {
+  const bytes = readFileSync(new URL(`../../fixtures/external/${name}.glb`, import.meta.url));
+  const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const imported = await importGltf(data, `${name}.glb`, { controlPoints: 2 });
+  const world = createPhysikWorld();
+  const rig = addSceneRig(world, imported.scene);
+  const motion = createMotion({
+    world, rig, file: { name, fileName: `${name}.glb`, data }, rigDescription: () => imported.scene.rig,
+    setPaused: () => undefined, paused: false, reset: () => resetRig(world, rig),
+  });
+  return { world, rig, motion };
+}
+
 describe('Motion in the sandbox (logic)', () => {
   it('refuses bad multipliers and presets, naming them', () => {
     for (const bad of [NaN, -1, 0, Infinity, 101, 'abc', '']) expect(() => checkMultiplier(bad, 'stiffness')).toThrow(/stiffness multiplier: expected a number more than 0/);
@@ -100,15 +114,7 @@ describe('Motion in the sandbox (logic)', () => {
   });
 
   it("a .glb's animation: RiggedFigure's clip with markers on its hips, hands and feet (mapped by shape)", async () => {
-    const bytes = readFileSync(new URL('../../fixtures/external/RiggedFigure.glb', import.meta.url));
-    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    const imported = await importGltf(data, 'RiggedFigure.glb', { controlPoints: 2 });
-    const world = createPhysikWorld();
-    const rig = addSceneRig(world, imported.scene);
-    const motion = createMotion({
-      world, rig, file: { name: 'RiggedFigure', fileName: 'RiggedFigure.glb', data }, rigDescription: () => imported.scene.rig,
-      setPaused: () => undefined, paused: false, reset: () => resetRig(world, rig),
-    });
+    const { world, rig, motion } = await glbLike('RiggedFigure');
     await motion.start({ preset: 'ends' });
     step(world, 15);
     const r = motion.read();
@@ -195,15 +201,7 @@ describe('Motion in the sandbox (logic)', () => {
   });
 
   it('a preset the rig cannot take is refused while the clip plays on as it was', async () => {
-    const bytes = readFileSync(new URL('../../fixtures/external/RiggedSimple.glb', import.meta.url));
-    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    const imported = await importGltf(data, 'RiggedSimple.glb', { controlPoints: 2 });
-    const world = createPhysikWorld();
-    const rig = addSceneRig(world, imported.scene);
-    const motion = createMotion({
-      world, rig, file: { name: 'RiggedSimple', fileName: 'RiggedSimple.glb', data }, rigDescription: () => imported.scene.rig,
-      setPaused: () => undefined, paused: false, reset: () => resetRig(world, rig),
-    });
+    const { world, rig, motion } = await glbLike('RiggedSimple');
     await expect(motion.start({ preset: 'ends' })).rejects.toThrow(/found no hips or hands or feet/);
     expect(motion.on).toBe(false);
     await motion.start({ preset: 'all' });

@@ -15,6 +15,7 @@ import { jointRotationVector } from '../../../src/world/jointRotation';
 import { rng } from '../../support/helpers';
 import { measure } from '../../support/momentum';
 import { coupledSolveForm } from '../../../systems/interJointSolve';
+import { humanoidReach } from '../../support/humanoidWorld';
 
 const DEG = 180 / Math.PI;
 const phi = new Float64Array(3);
@@ -36,17 +37,9 @@ const isHinge = (b: BoneDescription) => {
 
 /** The humanoid scene's reach with `settings`: the largest locked-axis angle of its knees and elbows at any step, and the reach's error. */
 function hingesOnReach(settings: Partial<Settings>): { worst: number; error: number } {
-  const scene = JSON.parse(readFileSync('scenes/humanoid.json', 'utf8'));
-  const world = createPhysikWorld();
-  const h = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...settings }, script: scene.script });
-  const hinged = scene.rig.bones.filter(isHinge).map((b: BoneDescription) => h.bones[b.name]!);
-  expect(hinged.length).toBe(4); // forearms and shins
-  let worst = 0;
-  for (let i = 0; i < scene.steps; i++) {
-    step(world);
-    worst = Math.max(worst, lockedAngle(world, hinged));
-  }
-  return { worst, error: world.physik.Rig.maxTargetError[h.rig]! };
+  const r = humanoidReach(settings, isHinge, (world, b) => lockedAngle(world, [b]));
+  expect(r.bones).toBe(4); // forearms and shins
+  return r;
 }
 
 /** A floating zig-zag chain of n bones, every joint after the first a hinge about its x axis. */

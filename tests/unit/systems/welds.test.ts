@@ -4,34 +4,27 @@
  * angle at every step of a reach, not only at rest; and a straight welded pair moves exactly as
  * one bone of twice the length (two solid cylinders end to end have the inertia of one).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addRig, createPhysikWorld, readPose, step, type PhysikWorld } from '../../../src/core';
 import type { BoneDescription, Settings } from '../../../src/scene/types';
 import { jointRotationVector } from '../../../src/world/jointRotation';
+import { humanoidReach } from '../../support/humanoidWorld';
 
 const DEG = 180 / Math.PI;
 
 /** The humanoid scene's reach, run with `settings`; the largest angle (degrees) any locked joint reached at any step. */
 function lockedJointsOnReach(settings: Partial<Settings>): { worst: number; error: number } {
-  const scene = JSON.parse(readFileSync('scenes/humanoid.json', 'utf8'));
-  const world = createPhysikWorld();
-  const h = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: { ...scene.settings, ...settings }, script: scene.script });
-  const locked = scene.rig.bones.filter((b: BoneDescription) => ['x', 'y', 'z'].every((a) => {
+  const locked = (b: BoneDescription) => ['x', 'y', 'z'].every((a) => {
     const l = b.limits?.[a as 'x'];
     return Array.isArray(l) && l[0] === 0 && l[1] === 0;
-  })).map((b: BoneDescription) => h.bones[b.name]!);
-  expect(locked.length).toBe(4);
+  });
   const phi = new Float64Array(3);
-  let worst = 0;
-  for (let i = 0; i < scene.steps; i++) {
-    step(world);
-    for (const b of locked) {
-      jointRotationVector(world, b, phi);
-      worst = Math.max(worst, Math.hypot(phi[0]!, phi[1]!, phi[2]!) * DEG);
-    }
-  }
-  return { worst, error: world.physik.Rig.maxTargetError[h.rig]! };
+  const r = humanoidReach(settings, locked, (world, b) => {
+    jointRotationVector(world, b, phi);
+    return Math.hypot(phi[0]!, phi[1]!, phi[2]!) * DEG;
+  });
+  expect(r.bones).toBe(4);
+  return r;
 }
 
 /** Tip of a pinned rig pulled by an explicit spring at its last bone's tail, each step. */
