@@ -51,6 +51,8 @@ export const RigLayout = {
    * 1 while the rig is static (at rest, slower still, and the residual within restLoad of it).
    */
   loadResidual: [Float64Array, 1],
+  /** The residual as the last joint solve found it on the way (its fast form), −1 when it did not: measureLoads then measures. */
+  solvedLoad: [Float64Array, 1],
   springLoad: [Float64Array, 1],
   loadScale: [Float64Array, 1],
   static: [Uint8Array, 1],

@@ -27,7 +27,7 @@ import type { Doubles } from '../components/doubles';
 import { symInvert, symMulArr } from '../src/math/mat3';
 import { STATUS_CONVERGED, STATUS_DIVERGED, STATUS_STALLED, type BoneStore } from '../components';
 import { exactJointForces } from './jointSolve/exact';
-import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, lockedJointCoupling, type LimitCoupling } from './jointSolve/coupledCompliance';
+import { existingLimitCoupling, limitCouplingOf, coupledJointForces, applyCouplingTorques, releaseStickyLimits, removeCouplingTorques, lockedJointCoupling, composeBodies, type LimitCoupling } from './jointSolve/coupledCompliance';
 import { fastCoupledJointForces, fastAccelerations, fastCheck } from './jointSolve/coupledArticulated';
 import { weldsOf, weldsActive } from './welds';
 import { catchMissedLimits } from './torsionSprings';
@@ -402,6 +402,8 @@ export function interJointSolve(world: PhysikWorld): void {
     let passes = 0;
     let worst = 0;
     let status = STATUS_CONVERGED;
+    // (fastAccelerations measured the mismatch of the fast form's result: kept when it passed)
+    let measured = false;
     if (s.interJoint === 'exact') {
       // welded and hinged bones need the coupled solve's fast form (welds.ts, hinges.ts), from the first step
       const welds = weldsOf(world, rig), hinges = hingesOf(world, rig);
@@ -409,14 +411,12 @@ export function interJointSolve(world: PhysikWorld): void {
       const coupling = welding || hinging ? limitCouplingOf(rig) : s.limitImplicit ? existingLimitCoupling(rig) : undefined;
       if (coupling) {
         const from = coupling.lockedFrom, w = welding ? welds : null, h = hinging ? hinges : null;
-        if (from.welds !== w) { if (w) coupling.welded.set(w.flag); else coupling.welded.fill(0); from.welds = w; }
+        if (from.welds !== w) { if (w) coupling.welded.set(w.flag); else coupling.welded.fill(0); from.welds = w; composeBodies(coupling); }
         if (from.hinges !== h) { if (h) coupling.hingeAxis.set(h.axis); else coupling.hingeAxis.fill(-1); from.hinges = h; }
       }
       // a rig that has pressed a limit keeps the coupled solve (with K = 0 it is the plain
       // ball joint): switching back and forth left the other solve cold, run by the
       // interpreter, which allocates every step (docs/performance.md has how much)
-      // (fastAccelerations measured the mismatch of the fast form's result: kept when it passed)
-      let measured = false;
       if (coupling) {
         // (should the coupled solve fail, a matrix singular in floating point, the step takes
         // the plain solve: the pressed limits' dt² part is then left out for that step)
@@ -457,6 +457,8 @@ export function interJointSolve(world: PhysikWorld): void {
       }
     }
     const r = rig.eid;
+    // (the fast form's load residual, when its result is the step's: metrics.ts measureLoads takes it)
+    Rig.solvedLoad[r] = measured ? fastCheck[2]! : -1;
     Rig.passes[r] = passes;
     Rig.mismatch[r] = worst;
     Rig.solveStatus[r] = status;

@@ -133,12 +133,14 @@ export function measureLoads(world: PhysikWorld, rig: RigRecord): void {
     Rig.loadResidual[r] = 0; Rig.springLoad[r] = 0; Rig.loadScale[r] = 0;
     return;
   }
-  const { acc, angAcc, effMass, effInertiaWorld: E, length, mass } = Bone;
-  let residual = 0, totalMass = 0;
-  for (let bi = 0; bi < rig.bones.length; bi++) {
+  const { acc, angAcc, effMass, effInertiaWorld: E, length } = Bone;
+  // (the joint solve's fast form found it on the way: systems/jointSolve/coupledArticulated.ts)
+  let residual = Rig.solvedLoad[r]!;
+  Rig.solvedLoad[r] = -1;
+  for (let bi = 0, measure = !(residual >= 0); measure && bi < rig.bones.length; bi++) {
+    if (bi === 0) residual = 0;
     const b = rig.bones[bi]!;
     const b3 = b * 3, o = b * 6;
-    totalMass += mass[b]!;
     const m = effMass[b]!;
     const fx = m * acc[b3]!, fy = m * acc[b3 + 1]!, fz = m * acc[b3 + 2]!;
     const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
@@ -160,7 +162,7 @@ export function measureLoads(world: PhysikWorld, rig: RigRecord): void {
     springLoad += Math.sqrt(fx * fx + fy * fy + fz * fz);
     pullAtTolerance += stiffness[cp]! * tolerance;
   }
-  const floor = pullAtTolerance > 0 ? pullAtTolerance : (totalMass * tolerance) / (s.dt * s.dt);
+  const floor = pullAtTolerance > 0 ? pullAtTolerance : (Rig.totalMass[r]! * tolerance) / (s.dt * s.dt);
   if (residual < Infinity) Rig.loadResidual[r] = residual;
   Rig.springLoad[r] = springLoad;
   Rig.loadScale[r] = springLoad > floor ? springLoad : floor;

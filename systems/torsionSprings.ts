@@ -61,6 +61,7 @@ import { limitCouplingOf, existingLimitCoupling, SPECULATIVE_WIDTH, type LimitCo
 import { quatMul, quatRotateArr } from '../src/math/quat';
 import { weldsOf, weldsActive } from './welds';
 import { hingesOf, hingesActive } from './hinges';
+import { zeroDoubles } from '../components/doubles';
 
 const DEG = Math.PI / 180;
 /** Stiffness multiplier of a limit's spring past its hard-stop band (`limitHardStop`). */
@@ -232,7 +233,7 @@ export function torsionSprings(world: PhysikWorld): void {
     // bones (jointSolve/coupledCompliance.ts); the iterative one gets the diagonal stand-in below
     const coupled = implicit && s.interJoint === 'exact';
     let coupling = existingLimitCoupling(rig);
-    if (coupling && coupling.active > 0) { coupling.K.fill(0); coupling.active = 0; }
+    if (coupling && coupling.active > 0) { zeroDoubles(coupling.K, 0, coupling.K.length); coupling.active = 0; }
     if (coupling) coupling.speculativeCount = 0;
     // a welded bone's limits are not springs: the weld holds it (welds.ts)
     const welds = weldsOf(world, rig);

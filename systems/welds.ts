@@ -1,10 +1,10 @@
 /**
  * Welded joints: a joint locked on all three axes (every axis limited to one angle, [a, a]) is
  * a weld, not a stiff spring. The child then moves with its parent as one rigid composite body:
- * the joint solve folds the child's whole inertia into its parent (jointSolve/coupledArticulated.ts, a fixed
- * joint of the articulated-body recursion) and passes the torque that holds them, and the
- * integrator sets the child's rotation and angular velocity from its parent's every step, so the
- * joint holds its angle exactly, not only at rest. Every bone is still a bone for the API, poses,
+ * the joint solve adds the child's mass, centre and inertia to its parent's body and solves the
+ * body as one (jointSolve/coupledArticulated.ts), then finds the force and torque that hold the
+ * child from its motion. The integrator sets the child's rotation and angular velocity from its
+ * parent's every step, so the joint holds its angle exactly, not only at rest. Every bone is still a bone for the API, poses,
  * recording and the view.
  *
  * Welds need the coupled exact solve (`interJoint: 'exact'` with `limitImplicit`) and the

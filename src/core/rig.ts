@@ -380,7 +380,7 @@ export function resetRigMetrics(world: PhysikWorld, rig: number): void {
   R.passesTotal[rig] = 0; R.passesMax[rig] = 0; R.stepsSolved[rig] = 0;
   R.kineticEnergy[rig] = 0; R.maxTargetError[rig] = 0; R.meanTargetError[rig] = 0;
   R.maxJointGap[rig] = 0; R.maxLimitViolation[rig] = 0; R.diagnosed[rig] = 1; R.maxEndSpeed[rig] = 0;
-  R.atRest[rig] = 0; R.restSince[rig] = -1; R.diverged[rig] = 0;
+  R.atRest[rig] = 0; R.restSince[rig] = -1; R.diverged[rig] = 0; R.solvedLoad[rig] = -1;
   R.substeps[rig] = 1; R.retriedSteps[rig] = 0; R.substepCount[rig] = 1; R.substepHeld[rig] = 0; R.speedClamp[rig] = 0; R.clampedSteps[rig] = 0; R.settle[rig] = 0; R.settleSince[rig] = 0;
   R.bestError[rig] = Infinity; R.progressStep[rig] = 0; R.sleeping[rig] = 0; R.finishing[rig] = 0;
 }

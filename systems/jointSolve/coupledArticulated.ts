@@ -20,6 +20,13 @@
  * stays (a = 0), a floating root's follows P a = pᵃ_lin (no force at its head); then every bone,
  * the root first, is solved down from its parent's motion.
  *
+ * Welds (systems/welds.ts): a welded bone is part of its parent's rigid body. Its mass, centre and
+ * inertia are added to the body's A about the head of the body's first bone, and its load to g,
+ * with no joint between them. The bodies, not the bones, are folded, so the humanoid's torso,
+ * collarbones and hips are one body. On the way down a welded bone moves with its body, and
+ * fastAccelerations then finds the force and torque that hold it from its own Newton-Euler
+ * equations.
+ *
  * Limits: Iᵃ's point block is a difference (a Schur complement) and loses accuracy to
  * cancellation on rigs mixing 0.1 mm and metre bones. interJointSolve checks the result (the
  * joints' acceleration mismatch after the forces are applied) and solves again in the compliance
@@ -31,40 +38,46 @@
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { bindSweep, type LimitCoupling } from './coupledCompliance';
-import type { Doubles } from '../../components/doubles';
+import { zeroDoubles, type Doubles } from '../../components/doubles';
 import { hingeAxisWorld } from '../hinges';
 
 const freeAxis = new Float64Array(3);
 
 
 /**
- * Writes Bone.jointForce for every bone of the rig, the coupling's spring torques `tau` (the
- * −K α_rel part of each pressed limit, on the child; its negative acts on the parent) and the
- * motions u. Returns false (nothing trustworthy written) when a matrix is singular.
+ * Writes the motions u of every bone, and Bone.jointForce and the coupling's spring torques
+ * `tau` (the −K α_rel part of each pressed limit, on the child; its negative acts on the parent)
+ * of every bone but the welded ones (fastAccelerations finds theirs from their motion). Returns
+ * false (nothing trustworthy written) when a matrix is singular.
  */
 export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling, refold = false): boolean {
   const { Bone, Rig } = world.physik;
   const { head, angVel, jointForce, rot } = Bone;
-  const { bones, childStart, childIndex } = rig;
+  const { bones } = rig;
   bindSweep(coupling);
-  const { A, g, u, tau, parentIndex, K, Dinv, zeta, welded, hingeAxis } = coupling;
+  const { A, g, u, tau, parentIndex, K, Dinv, zeta, welded, hingeAxis, body, bodyStart, bodyPart } = coupling;
   const on = rig.settings.centripetal;
   const n = bones.length;
 
-  // Up: A and g of every bone about its head, with its subtree folded in; then the root into
-  // the world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and
-  // bias at the root's head. `refold`: after the last solve of this step only the bones marked
-  // dirty (coupling.dirty) and their ancestors changed: the others' A and g are as folded then.
+  // Up: A and g of every body about its first bone's head (a welded bone's mass and load added to
+  // its body's, lever and all), with the bodies jointed to it folded in; then the root into the
+  // world (slot n, lever zero): P and pᵃ_lin there are the whole rig's point inertia and bias at
+  // the root's head. `refold`: after the last solve of this step only the bones marked dirty
+  // (coupling.dirty) and their ancestors changed: the other bodies' A and g are as folded then.
   const dirty = coupling.dirty;
   if (refold) for (let i = n - 1; i > 0; i--) if (dirty[i] === 1) dirty[parentIndex[i]!] = 1;
   for (let i = n - 1; i >= 0; i--) {
+    if (welded[i] === 1) { dirty[i] = 0; continue; } // (in its body)
     if (refold) { if (dirty[i] === 0) continue; dirty[i] = 0; }
-    loadBodyAtHead(Bone, A, g, bones[i]!, i, on);
-    for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
-      if (!foldChild(head, angVel, rot, on, coupling, rig, i, childIndex[k]!)) return false;
+    const b = bones[i]!;
+    loadBodyAt(Bone, A, g, b, b, i, on, false);
+    for (let k = bodyStart[i]!; k < bodyStart[i + 1]!; k++) {
+      const j = bodyPart[k]!;
+      if (welded[j] === 1) loadBodyAt(Bone, A, g, bones[j]!, b, i, on, true);
+      else if (!foldChild(head, angVel, rot, on, coupling, rig, i, j)) return false;
     }
   }
-  A.fill(0, n * 36, n * 36 + 21); g.fill(0, n * 6, n * 6 + 6);
+  zeroDoubles(A, n * 36, n * 36 + 21); zeroDoubles(g, n * 6, n * 6 + 6);
   if (!foldChild(head, angVel, rot, on, coupling, rig, -1, 0)) return false;
 
   // Down: the root's head moves as the world lets it, a = 0 when pinned, else P a = pᵃ_lin (no
@@ -84,15 +97,34 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
   }
   for (let i = 0; i < n; i++) {
     const c = bones[i]!, c3 = c * 3, i6 = i * 6, a = i * 36;
-    // v = X w_p + ζ: the parent's material point at this head (the root's: a, the world not turning)
+    // v = X w_p + ζ: the material point of the parent's body at this head (the root's: a, the
+    // world not turning)
     let vx = ax, vy = ay, vz = az, wx = 0, wy = 0, wz = 0;
     if (i > 0) {
-      const pi = parentIndex[i]!, p3 = bones[pi]! * 3, p6 = pi * 6;
+      const pi = body[parentIndex[i]!]!, p3 = bones[pi]! * 3, p6 = pi * 6;
       const rx = head[c3]! - head[p3]!, ry = head[c3 + 1]! - head[p3 + 1]!, rz = head[c3 + 2]! - head[p3 + 2]!;
       wx = u[p6 + 3]!; wy = u[p6 + 4]!; wz = u[p6 + 5]!;
-      vx = u[p6]! + wy * rz - wz * ry + zeta[i * 3]!;
-      vy = u[p6 + 1]! + wz * rx - wx * rz + zeta[i * 3 + 1]!;
-      vz = u[p6 + 2]! + wx * ry - wy * rx + zeta[i * 3 + 2]!;
+      let zx: number, zy: number, zz: number;
+      if (welded[i] === 1) {
+        // ζ = ω×(ω×r), ω its body's (folded with the body: not computed on the way up)
+        zx = 0; zy = 0; zz = 0;
+        if (on) {
+          const ox = angVel[p3]!, oy = angVel[p3 + 1]!, oz = angVel[p3 + 2]!;
+          const qx = oy * rz - oz * ry, qy = oz * rx - ox * rz, qz = ox * ry - oy * rx;
+          zx = oy * qz - oz * qy; zy = oz * qx - ox * qz; zz = ox * qy - oy * qx;
+        }
+      } else {
+        zx = zeta[i * 3]!; zy = zeta[i * 3 + 1]!; zz = zeta[i * 3 + 2]!;
+      }
+      vx = u[p6]! + wy * rz - wz * ry + zx;
+      vy = u[p6 + 1]! + wz * rx - wx * rz + zy;
+      vz = u[p6 + 2]! + wx * ry - wy * rx + zz;
+      if (welded[i] === 1) {
+        // it moves with its body: its joint's force and torque come from its own motion
+        // (weldLoads, after the last solve of the step)
+        u[i6] = vx; u[i6 + 1] = vy; u[i6 + 2] = vz; u[i6 + 3] = wx; u[i6 + 4] = wy; u[i6 + 5] = wz;
+        continue;
+      }
     }
     // q̈ = D⁻¹ (g_ang − A21 v − A22 α_p); A21 = A12ᵀ
     const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
@@ -100,7 +132,6 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
     const s1 = g[i6 + 4]! - (A[a + 7]! * vx + A[a + 10]! * vy + A[a + 13]! * vz) - (a22xy * wx + a22yy * wy + a22yz * wz);
     const s2 = g[i6 + 5]! - (A[a + 8]! * vx + A[a + 11]! * vy + A[a + 14]! * vz) - (a22xz * wx + a22yz * wy + a22zz * wz);
     const o9 = i * 9;
-    // (a welded bone's D⁻¹ is zero: it turns with its parent)
     const d0 = Dinv[o9]!, d1 = Dinv[o9 + 1]!, d2 = Dinv[o9 + 2]!, d3 = Dinv[o9 + 3]!, d4 = Dinv[o9 + 4]!, d5 = Dinv[o9 + 5]!;
     const q0 = d0 * s0 + d1 * s1 + d2 * s2, q1 = d1 * s0 + d3 * s1 + d4 * s2, q2 = d2 * s0 + d4 * s1 + d5 * s2;
     const bx = wx + q0, by = wy + q1, bz = wz + q2;
@@ -112,11 +143,6 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
       jointForce[c3 + 2] = A[a + 2]! * vx + A[a + 4]! * vy + A[a + 5]! * vz + A[a + 12]! * bx + A[a + 13]! * by + A[a + 14]! * bz - g[i6 + 2]!;
     } else {
       jointForce[c3] = 0; jointForce[c3 + 1] = 0; jointForce[c3 + 2] = 0;
-    }
-    if (welded[i] === 1) {
-      // the torque that holds a weld: the angular rows of A w − g, −s (q̈ = 0)
-      tau[i * 3] = -s0; tau[i * 3 + 1] = -s1; tau[i * 3 + 2] = -s2;
-      continue;
     }
     if (hingeAxis[i]! >= 0) {
       // the torque that holds a hinge, with its free axis' spring: the angular rows of A w − g,
@@ -141,26 +167,20 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
 }
 
 /**
- * A (21 values) and g of bone b at depth-first index i, about its head (see the header), from
- * its force and torque: g's angular part is the net torque itself (= I α0; the gyroscopic torque
- * is in it, systems/gyroscopicTorques.ts), so no
- * free accelerations are needed first.
+ * A (21 values) and g of bone b about the head of bone `at` (b itself, or the first bone of the
+ * body b is welded into), into slot i: written, or with `add` added to what the slot holds (a
+ * rigid body's inertia about a point is the sum of its parts'). Made from b's force and torque:
+ * g's angular part is the net torque itself (= I α0; the gyroscopic torque is in it,
+ * systems/gyroscopicTorques.ts), so no free accelerations are needed first.
  */
-function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, i: number, on: boolean): void {
+function loadBodyAt(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, at: number, i: number, on: boolean, add: boolean): void {
   const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre } = Bone;
-  const b3 = b * 3, b6 = b * 6, a = i * 36, g6 = i * 6;
+  const b3 = b * 3, h3 = at * 3, b6 = b * 6, a = i * 36, g6 = i * 6;
   const m = effMass[b]!;
   const ixx = I[b6]!, ixy = I[b6 + 1]!, ixz = I[b6 + 2]!, iyy = I[b6 + 3]!, iyz = I[b6 + 4]!, izz = I[b6 + 5]!;
-  const dx = centre[b3]! - head[b3]!, dy = centre[b3 + 1]! - head[b3 + 1]!, dz = centre[b3 + 2]! - head[b3 + 2]!;
-  A[a] = m; A[a + 1] = 0; A[a + 2] = 0; A[a + 3] = m; A[a + 4] = 0; A[a + 5] = m;
-  // A12 = −m [d]ₓ
+  const dx = centre[b3]! - head[h3]!, dy = centre[b3 + 1]! - head[h3 + 1]!, dz = centre[b3 + 2]! - head[h3 + 2]!;
+  // A11 = m I, A12 = −m [d]ₓ, A22 = I + m (|d|² I − d dᵀ) (sym: xx xy xz yy yz zz)
   const mx = m * dx, my = m * dy, mz = m * dz;
-  A[a + 6] = 0; A[a + 7] = mz; A[a + 8] = -my;
-  A[a + 9] = -mz; A[a + 10] = 0; A[a + 11] = mx;
-  A[a + 12] = my; A[a + 13] = -mx; A[a + 14] = 0;
-  // A22 = I + m (|d|² I − d dᵀ)
-  A[a + 15] = ixx + my * dy + mz * dz; A[a + 16] = ixy - mx * dy; A[a + 17] = ixz - mx * dz;
-  A[a + 18] = iyy + mx * dx + mz * dz; A[a + 19] = iyz - my * dz; A[a + 20] = izz + mx * dx + my * dy;
   const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
   // f = F − m ω×(ω×d); g = (f, d × f + τ − ω × (I ω))
   let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
@@ -168,10 +188,25 @@ function loadBodyAtHead(Bone: PhysikWorld['physik']['Bone'], A: number[], g: num
     const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
     fx -= m * (wy * uz - wz * uy); fy -= m * (wz * ux - wx * uz); fz -= m * (wx * uy - wy * ux);
   }
-  g[g6] = fx; g[g6 + 1] = fy; g[g6 + 2] = fz;
-  g[g6 + 3] = dy * fz - dz * fy + torque[b3]!;
-  g[g6 + 4] = dz * fx - dx * fz + torque[b3 + 1]!;
-  g[g6 + 5] = dx * fy - dy * fx + torque[b3 + 2]!;
+  const tx = dy * fz - dz * fy + torque[b3]!, ty = dz * fx - dx * fz + torque[b3 + 1]!, tz = dx * fy - dy * fx + torque[b3 + 2]!;
+  if (!add) {
+    A[a] = m; A[a + 1] = 0; A[a + 2] = 0; A[a + 3] = m; A[a + 4] = 0; A[a + 5] = m;
+    A[a + 6] = 0; A[a + 7] = mz; A[a + 8] = -my;
+    A[a + 9] = -mz; A[a + 10] = 0; A[a + 11] = mx;
+    A[a + 12] = my; A[a + 13] = -mx; A[a + 14] = 0;
+    A[a + 15] = ixx + my * dy + mz * dz; A[a + 16] = ixy - mx * dy; A[a + 17] = ixz - mx * dz;
+    A[a + 18] = iyy + mx * dx + mz * dz; A[a + 19] = iyz - my * dz; A[a + 20] = izz + mx * dx + my * dy;
+    g[g6] = fx; g[g6 + 1] = fy; g[g6 + 2] = fz; g[g6 + 3] = tx; g[g6 + 4] = ty; g[g6 + 5] = tz;
+    return;
+  }
+  A[a] = A[a]! + m; A[a + 3] = A[a + 3]! + m; A[a + 5] = A[a + 5]! + m;
+  A[a + 7] = A[a + 7]! + mz; A[a + 8] = A[a + 8]! - my;
+  A[a + 9] = A[a + 9]! - mz; A[a + 11] = A[a + 11]! + mx;
+  A[a + 12] = A[a + 12]! + my; A[a + 13] = A[a + 13]! - mx;
+  A[a + 15] = A[a + 15]! + (ixx + my * dy + mz * dz); A[a + 16] = A[a + 16]! + (ixy - mx * dy); A[a + 17] = A[a + 17]! + (ixz - mx * dz);
+  A[a + 18] = A[a + 18]! + (iyy + mx * dx + mz * dz); A[a + 19] = A[a + 19]! + (iyz - my * dz); A[a + 20] = A[a + 20]! + (izz + mx * dx + my * dy);
+  g[g6] = g[g6]! + fx; g[g6 + 1] = g[g6 + 1]! + fy; g[g6 + 2] = g[g6 + 2]! + fz;
+  g[g6 + 3] = g[g6 + 3]! + tx; g[g6 + 4] = g[g6 + 4]! + ty; g[g6 + 5] = g[g6 + 5]! + tz;
 }
 
 /**
@@ -189,10 +224,10 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
   const { Bone, Joint } = world.physik;
   const { head, centre, jointForce, effMass, effInertiaWorld: E, invInertiaWorld: J, force, torque, acc, angAcc, angVel, length } = Bone;
   const { bones, childStart, childIndex } = rig;
-  const { tau, parentIndex } = coupling;
+  const { tau, parentIndex, welded } = coupling;
   const rootHeld = Joint.grounded[Bone.joint[bones[0]!]!] === 1;
   const on = rig.settings.centripetal;
-  let worst = 0, scale = 0;
+  let worst = 0, scale = 0, residual = coupling.welds > 0 ? weldLoads(world, rig, coupling) : 0;
   for (let i = 0; i < bones.length; i++) {
     const b = bones[i]!, b3 = b * 3, b6 = b * 6;
     {
@@ -204,6 +239,12 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
         J[b6] = A0 * inv; J[b6 + 1] = B0 * inv; J[b6 + 2] = C0 * inv;
         J[b6 + 3] = (a * f - c * c) * inv; J[b6 + 4] = -(a * e - bb * c) * inv; J[b6 + 5] = (a * d - bb * bb) * inv;
       }
+    }
+    if (welded[i] === 1) {
+      // (weldLoads set its accelerations and loads; it moves with its body, so agrees with it at its head)
+      const sc = Math.abs(acc[b3]!) + Math.abs(acc[b3 + 1]!) + Math.abs(acc[b3 + 2]!) + (Math.abs(angAcc[b3]!) + Math.abs(angAcc[b3 + 1]!) + Math.abs(angAcc[b3 + 2]!)) * length[b]!;
+      if (sc > scale) scale = sc;
+      continue;
     }
     const cx = centre[b3]!, cy = centre[b3 + 1]!, cz = centre[b3 + 2]!;
     let fx = force[b3]!, fy = force[b3 + 1]!, fz = force[b3 + 2]!;
@@ -228,6 +269,9 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     }
     tx += sx; ty += sy; tz += sz;
     torque[b3] = torque[b3]! + sx; torque[b3 + 1] = torque[b3 + 1]! + sy; torque[b3 + 2] = torque[b3 + 2]! + sz;
+    // its net load, as measureLoads takes it (|F| + |τ| / length)
+    const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
+    if (!(load <= residual)) residual = load;
     const im = 1 / effMass[b]!;
     acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
@@ -251,11 +295,69 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     // NaN counts as infinitely bad (POSITIVE_INFINITY: the global Infinity merged here is boxed)
     if (!(d <= worst)) worst = d === d ? d : Number.POSITIVE_INFINITY;
   }
-  fastCheck[0] = worst; fastCheck[1] = scale;
+  fastCheck[0] = worst; fastCheck[1] = scale; fastCheck[2] = residual;
 }
 
-/** fastAccelerations' check: [0] the largest acceleration mismatch at a joint, [1] the rig's acceleration scale (|a| + |α| L, largest over the bones). */
-export const fastCheck = new Float64Array(2);
+/**
+ * The welded bones' accelerations, joint forces and weld torques (`tau`), from their motion u
+ * (their body's: the acceleration of the head, the angular acceleration): each bone's Newton-Euler
+ * equations solved for the load at its head, children first (their loads act on it),
+ *   F_joint = m a − F + Σ F_c,   τ_weld = E α − τ + d × F_joint + Σ ((h_c − c) × F_c + τ_c)
+ * (d = c − h, effective m and E as the solve used them). Their coupling torques go on Bone.torque
+ * as fastAccelerations puts the others'. Returns the largest of their net loads (measureLoads').
+ */
+function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): number {
+  const { head, centre, jointForce, effMass, effInertiaWorld: E, force, torque, acc, angAcc, angVel, length } = world.physik.Bone;
+  const { bones, childStart, childIndex } = rig;
+  const { tau, u, welded } = coupling;
+  const on = rig.settings.centripetal;
+  let residual = 0;
+  for (let i = bones.length - 1; i > 0; i--) {
+    if (welded[i] !== 1) continue;
+    const b = bones[i]!, b3 = b * 3, b6 = b * 6, i6 = i * 6;
+    const cx = centre[b3]!, cy = centre[b3 + 1]!, cz = centre[b3 + 2]!;
+    const dx = cx - head[b3]!, dy = cy - head[b3 + 1]!, dz = cz - head[b3 + 2]!;
+    const ax = u[i6 + 3]!, ay = u[i6 + 4]!, az = u[i6 + 5]!;
+    // the centre's acceleration: the head's, + α × d (+ ω × (ω × d))
+    let lx = u[i6]! + ay * dz - az * dy, ly = u[i6 + 1]! + az * dx - ax * dz, lz = u[i6 + 2]! + ax * dy - ay * dx;
+    if (on) {
+      const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+      const qx = wy * dz - wz * dy, qy = wz * dx - wx * dz, qz = wx * dy - wy * dx;
+      lx += wy * qz - wz * qy; ly += wz * qx - wx * qz; lz += wx * qy - wy * qx;
+    }
+    acc[b3] = lx; acc[b3 + 1] = ly; acc[b3 + 2] = lz;
+    angAcc[b3] = ax; angAcc[b3 + 1] = ay; angAcc[b3 + 2] = az;
+    const m = effMass[b]!;
+    // its net load m a and E α (as measureLoads takes it)
+    const nx = m * lx, ny = m * ly, nz = m * lz;
+    const ex = E[b6]! * ax + E[b6 + 1]! * ay + E[b6 + 2]! * az, ey = E[b6 + 1]! * ax + E[b6 + 3]! * ay + E[b6 + 4]! * az, ez = E[b6 + 2]! * ax + E[b6 + 4]! * ay + E[b6 + 5]! * az;
+    const load = Math.sqrt(nx * nx + ny * ny + nz * nz) + Math.sqrt(ex * ex + ey * ey + ez * ez) / length[b]!;
+    if (!(load <= residual)) residual = load;
+    let fx = nx - force[b3]!, fy = ny - force[b3 + 1]!, fz = nz - force[b3 + 2]!;
+    let tx = ex - torque[b3]!, ty = ey - torque[b3 + 1]!, tz = ez - torque[b3 + 2]!;
+    let sx = 0, sy = 0, sz = 0;
+    for (let k = childStart[i]!; k < childStart[i + 1]!; k++) {
+      const ci = childIndex[k]!, c3 = bones[ci]! * 3;
+      const jx = jointForce[c3]!, jy = jointForce[c3 + 1]!, jz = jointForce[c3 + 2]!;
+      const rx = head[c3]! - cx, ry = head[c3 + 1]! - cy, rz = head[c3 + 2]! - cz;
+      fx += jx; fy += jy; fz += jz;
+      tx += ry * jz - rz * jy; ty += rz * jx - rx * jz; tz += rx * jy - ry * jx;
+      sx += tau[ci * 3]!; sy += tau[ci * 3 + 1]!; sz += tau[ci * 3 + 2]!;
+    }
+    tx += sx + dy * fz - dz * fy; ty += sy + dz * fx - dx * fz; tz += sz + dx * fy - dy * fx;
+    jointForce[b3] = fx; jointForce[b3 + 1] = fy; jointForce[b3 + 2] = fz;
+    tau[i * 3] = tx; tau[i * 3 + 1] = ty; tau[i * 3 + 2] = tz;
+    torque[b3] = torque[b3]! + (tx - sx); torque[b3 + 1] = torque[b3 + 1]! + (ty - sy); torque[b3 + 2] = torque[b3 + 2]! + (tz - sz);
+  }
+  return residual;
+}
+
+/**
+ * fastAccelerations' check: [0] the largest acceleration mismatch at a joint, [1] the rig's
+ * acceleration scale (|a| + |α| L, largest over the bones); and [2] the load residual
+ * (systems/metrics.ts measureLoads) of its result.
+ */
+export const fastCheck = new Float64Array(3);
 const pointAcc = new Float64Array(3);
 
 /** Acceleration of the point at lever (rx, ry, rz) from the centre of the bone at b3: a + α × r (+ ω × (ω × r)), to pointAcc. */
@@ -271,14 +373,14 @@ function pointAcceleration(acc: Doubles, angAcc: Doubles, angVel: Doubles, b3: n
 }
 
 /**
- * Fold child j (depth-first index) of bone i into A_i and g_i (see the header), keeping D⁻¹ and
- * ζ of j for the way down. A welded child (coupling.welded) is the limit K → ∞: it turns with
- * its parent, so its whole inertia is folded in, Iᵃ = A_j and pᵃ = g_j. False when D is singular.
+ * Fold body j (depth-first index of its first bone) into the body of bone i, A_i and g_i, across
+ * the ball or hinge joint at j's head (see the header), keeping D⁻¹ and ζ of j for the way down.
+ * (A weld is the limit K → ∞ of the same fold, Iᵃ = A_j: fastCoupledJointForces adds welded bones
+ * to their body directly instead.) False when D is singular.
  */
 function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, coupling: LimitCoupling, rig: RigRecord, i: number, j: number): boolean {
   const { K, A, g, Dinv, zeta } = coupling;
   const world = i < 0, b3 = world ? 0 : rig.bones[i]! * 3, c3 = rig.bones[j]! * 3, a = j * 36, j6 = j * 6;
-  const welded = !world && coupling.welded[j] === 1;
   const hinge = world ? -1 : coupling.hingeAxis[j]!;
   // the lever from the parent's head to this one, and ζ = ω_b×(ω_b×r)
   const rx = world ? 0 : head[c3]! - head[b3]!, ry = world ? 0 : head[c3 + 1]! - head[b3 + 1]!, rz = world ? 0 : head[c3 + 2]! - head[b3 + 2]!;
@@ -290,24 +392,13 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   }
   zeta[j * 3] = zx; zeta[j * 3 + 1] = zy; zeta[j * 3 + 2] = zz;
   // Iᵃ = [[P, N], [Nᵀ, Q]] and pᵃ − Iᵃ ζ = (l, h): a ball joint has N = E K, Q = K − K D⁻¹ K
-  // (both zero when no limit is pressed); a weld P = A11, N = A12, Q = A22
+  // (both zero when no limit is pressed)
   let pxx: number, pxy: number, pxz: number, pyy: number, pyz: number, pzz: number;
   let N00 = 0, N01 = 0, N02 = 0, N10 = 0, N11 = 0, N12 = 0, N20 = 0, N21 = 0, N22 = 0;
   let Qxx = 0, Qxy = 0, Qxz = 0, Qyy = 0, Qyz = 0, Qzz = 0;
   let lx: number, ly: number, lz: number, hx = 0, hy = 0, hz = 0;
   const gx = g[j6 + 3]!, gy = g[j6 + 4]!, gz = g[j6 + 5]!;
-  if (welded) {
-    for (let e = 0; e < 9; e++) Dinv[j * 9 + e] = 0; // (it does not turn against its parent: q̈ = 0)
-    pxx = A[a]!; pxy = A[a + 1]!; pxz = A[a + 2]!; pyy = A[a + 3]!; pyz = A[a + 4]!; pzz = A[a + 5]!;
-    N00 = A[a + 6]!; N01 = A[a + 7]!; N02 = A[a + 8]!; N10 = A[a + 9]!; N11 = A[a + 10]!; N12 = A[a + 11]!; N20 = A[a + 12]!; N21 = A[a + 13]!; N22 = A[a + 14]!;
-    Qxx = A[a + 15]!; Qxy = A[a + 16]!; Qxz = A[a + 17]!; Qyy = A[a + 18]!; Qyz = A[a + 19]!; Qzz = A[a + 20]!;
-    lx = g[j6]! - (pxx * zx + pxy * zy + pxz * zz);
-    ly = g[j6 + 1]! - (pxy * zx + pyy * zy + pyz * zz);
-    lz = g[j6 + 2]! - (pxz * zx + pyz * zy + pzz * zz);
-    hx = gx - (N00 * zx + N10 * zy + N20 * zz);
-    hy = gy - (N01 * zx + N11 * zy + N21 * zz);
-    hz = gz - (N02 * zx + N12 * zy + N22 * zz);
-  } else if (hinge >= 0) {
+  if (hinge >= 0) {
     // one free axis s (the child's, in the world): D⁺ = s sᵀ / (sᵀ (A22 + K) s) in place of D⁻¹, and
     // with U = (A12 s, A22 s) the subtree passes Iᵃ = A − U Uᵀ / d, pᵃ = g − U (sᵀ g_ang) / d
     hingeAxisWorld(rot, rig.bones[j]!, hinge, freeAxis);

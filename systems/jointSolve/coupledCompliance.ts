@@ -41,7 +41,7 @@
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { solveDense } from '../../src/math/dense';
 import { invert3 } from '../../src/math/mat3';
-import { doubles, type Doubles } from '../../components/doubles';
+import { doubles, zeroDoubles, type Doubles } from '../../components/doubles';
 import { hingeAxisWorld } from '../hinges';
 
 /**
@@ -63,6 +63,17 @@ export interface LimitCoupling {
   welded: Uint8Array;
   /** The free axis (0-2) of a bone hinged to its parent this step (hinges.ts), −1 for any other, by depth-first index. */
   hingeAxis: Int8Array;
+  /**
+   * The rigid bodies the welds make (composeBodies), by depth-first index: `body` the first bone of
+   * each bone's body (itself unless welded), and for each body's first bone i the other bones
+   * that make up or hang from its body, bodyPart[bodyStart[i] .. bodyStart[i + 1]): its welded
+   * bones and the unwelded bones jointed to any of them, in depth-first order.
+   */
+  body: Int32Array;
+  /** How many bones `welded` flags (as composeBodies last found). */
+  welds: number;
+  bodyStart: Int32Array;
+  bodyPart: Int32Array;
   /**
    * 1 for a bone whose load or joint changed since the fast form last folded it (a limit spring
    * released or caught on its joint or a child's), by depth-first index: refolded with its
@@ -134,12 +145,35 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   c = {
     K: doubles(6 * n), active: 0, tau: doubles(3 * n), parentIndex, welded: new Uint8Array(n), hingeAxis: new Int8Array(n).fill(-1),
     lockedFrom: { welds: null, hinges: null }, dirty: new Uint8Array(n), Kheld: new Float64Array(6 * n),
+    body: new Int32Array(n), welds: 0, bodyStart: new Int32Array(n + 1), bodyPart: new Int32Array(n),
     A: s.A, g: s.g, M: s.M, m: s.m, T: s.T, t: s.t, u: s.u, Dinv: s.Dinv, zeta: s.zeta,
     speculativeCount: 0, speculativeBone: new Int32Array(3 * n), speculative: new Float64Array(3 * n * SPECULATIVE_WIDTH),
   };
   bindSweep(c);
+  composeBodies(c);
   couplings.set(rig, c);
   return c;
+}
+
+/**
+ * The coupling's rigid bodies from its `welded` flags (see LimitCoupling.body): a welded bone
+ * belongs to its parent's body; every other bone starts a body of its own. Call after changing
+ * `welded`.
+ */
+export function composeBodies(c: LimitCoupling): void {
+  const { welded, parentIndex, body, bodyStart, bodyPart } = c;
+  const n = parentIndex.length;
+  bodyStart.fill(0);
+  c.welds = 0;
+  // (bodyStart[i + 1] counts body i's parts first, then the counts become offsets)
+  for (let i = 0; i < n; i++) {
+    body[i] = i > 0 && welded[i] === 1 ? body[parentIndex[i]!]! : i;
+    if (body[i] !== i) c.welds++;
+    if (i > 0) { const o = body[parentIndex[i]!]! + 1; bodyStart[o] = bodyStart[o]! + 1; }
+  }
+  for (let i = 0; i < n; i++) bodyStart[i + 1] = bodyStart[i + 1]! + bodyStart[i]!;
+  const next = bodyStart.slice(0, n); // (once per change of welds, not per step)
+  for (let i = 1; i < n; i++) { const o = body[parentIndex[i]!]!; bodyPart[next[o]!] = i; next[o] = next[o]! + 1; }
 }
 
 // ---------- scratch ----------
@@ -473,7 +507,7 @@ export function releaseStickyLimits(world: PhysikWorld, rig: RigRecord, coupling
     released++;
   }
   coupling.speculativeCount = 0;
-  if (coupling.active === 0) K.fill(0); // no residue of the subtractions
+  if (released > 0 && coupling.active === 0) zeroDoubles(K, 0, K.length); // no residue of the subtractions
   return released;
 }
 

@@ -119,6 +119,22 @@ describe('converged means static', () => {
   });
 });
 
+describe('the load residual the joint solve finds on the way', () => {
+  it('is the one measured from its accelerations, on every step of a humanoid reach (welds, hinges, limits)', () => {
+    const scene = loadSceneFile(join(dir, 'humanoid.json'));
+    const world = createPhysikWorld();
+    const h = addRig(world, { rig: scene.rig, controlPoints: scene.controlPoints, settings: scene.settings, script: scene.script });
+    const rig = world.physik.rigs.find((r) => r.eid === h.rig)!;
+    let worst = 0;
+    for (let s = 0; s < 200; s++) {
+      step(world, 1);
+      const measured = balance(world, rig, '').residual;
+      worst = Math.max(worst, Math.abs(readMetrics(world, h.rig).loadResidual - measured) / measured);
+    }
+    expect(worst).toBeLessThan(1e-9);
+  });
+});
+
 describe('static balance on a chain', () => {
   function chain(settings = {}) {
     const world = createPhysikWorld();
