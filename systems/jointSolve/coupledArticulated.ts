@@ -397,10 +397,13 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   let N00 = 0, N01 = 0, N02 = 0, N10 = 0, N11 = 0, N12 = 0, N20 = 0, N21 = 0, N22 = 0;
   let Qxx = 0, Qxy = 0, Qxz = 0, Qyy = 0, Qyz = 0, Qzz = 0;
   let lx: number, ly: number, lz: number, hx = 0, hy = 0, hz = 0;
+  // (a ball joint with no limit pressed, the world's included: N, Q and h are zero)
+  let point = true;
   const gx = g[j6 + 3]!, gy = g[j6 + 4]!, gz = g[j6 + 5]!;
   if (hinge >= 0) {
     // one free axis s (the child's, in the world): D⁺ = s sᵀ / (sᵀ (A22 + K) s) in place of D⁻¹, and
     // with U = (A12 s, A22 s) the subtree passes Iᵃ = A − U Uᵀ / d, pᵃ = g − U (sᵀ g_ang) / d
+    point = false;
     hingeAxisWorld(rot, rig.bones[j]!, hinge, freeAxis);
     const sx = freeAxis[0]!, sy = freeAxis[1]!, sz = freeAxis[2]!;
     const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
@@ -432,6 +435,7 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   } else {
     const kxx = K[j6]!, kxy = K[j6 + 1]!, kxz = K[j6 + 2]!, kyy = K[j6 + 3]!, kyz = K[j6 + 4]!, kzz = K[j6 + 5]!;
     const pressed = kxx !== 0 || kxy !== 0 || kxz !== 0 || kyy !== 0 || kyz !== 0 || kzz !== 0;
+    point = !pressed;
     // D⁻¹ = (A22 + K)⁻¹, symmetric, by cofactors
     const a22xx = A[a + 15]!, a22xy = A[a + 16]!, a22xz = A[a + 17]!, a22yy = A[a + 18]!, a22yz = A[a + 19]!, a22zz = A[a + 20]!;
     const dxx = a22xx + kxx, dxy = a22xy + kxy, dxz = a22xz + kxz;
@@ -490,10 +494,20 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   const t20 = pyz * rz - pzz * ry, t21 = pzz * rx - pxz * rz, t22 = pxz * ry - pyz * rx;
   // Xᵀ Iᵃ X = [[P, N − P R], [·, Q + R N + (R N)ᵀ − R P R]]; column k of R T = r × T_col_k
   // (R T is R P R: symmetric, its upper triangle is used); R N, column k = r × N_col_k
+  A[ai] = A[ai]! + pxx; A[ai + 1] = A[ai + 1]! + pxy; A[ai + 2] = A[ai + 2]! + pxz; A[ai + 3] = A[ai + 3]! + pyy; A[ai + 4] = A[ai + 4]! + pyz; A[ai + 5] = A[ai + 5]! + pzz;
+  g[i6] = g[i6]! + lx; g[i6 + 1] = g[i6 + 1]! + ly; g[i6 + 2] = g[i6 + 2]! + lz;
+  if (point) {
+    A[ai + 6] = A[ai + 6]! - t00; A[ai + 7] = A[ai + 7]! - t01; A[ai + 8] = A[ai + 8]! - t02;
+    A[ai + 9] = A[ai + 9]! - t10; A[ai + 10] = A[ai + 10]! - t11; A[ai + 11] = A[ai + 11]! - t12;
+    A[ai + 12] = A[ai + 12]! - t20; A[ai + 13] = A[ai + 13]! - t21; A[ai + 14] = A[ai + 14]! - t22;
+    A[ai + 15] = A[ai + 15]! - (ry * t20 - rz * t10); A[ai + 16] = A[ai + 16]! - (ry * t21 - rz * t11); A[ai + 17] = A[ai + 17]! - (ry * t22 - rz * t12);
+    A[ai + 18] = A[ai + 18]! - (rz * t01 - rx * t21); A[ai + 19] = A[ai + 19]! - (rz * t02 - rx * t22); A[ai + 20] = A[ai + 20]! - (rx * t12 - ry * t02);
+    g[i6 + 3] = g[i6 + 3]! + (ry * lz - rz * ly); g[i6 + 4] = g[i6 + 4]! + (rz * lx - rx * lz); g[i6 + 5] = g[i6 + 5]! + (rx * ly - ry * lx);
+    return true;
+  }
   const rn00 = ry * N20 - rz * N10, rn01 = ry * N21 - rz * N11, rn02 = ry * N22 - rz * N12;
   const rn10 = rz * N00 - rx * N20, rn11 = rz * N01 - rx * N21, rn12 = rz * N02 - rx * N22;
   const rn20 = rx * N10 - ry * N00, rn21 = rx * N11 - ry * N01, rn22 = rx * N12 - ry * N02;
-  A[ai] = A[ai]! + pxx; A[ai + 1] = A[ai + 1]! + pxy; A[ai + 2] = A[ai + 2]! + pxz; A[ai + 3] = A[ai + 3]! + pyy; A[ai + 4] = A[ai + 4]! + pyz; A[ai + 5] = A[ai + 5]! + pzz;
   A[ai + 6] = A[ai + 6]! + (N00 - t00); A[ai + 7] = A[ai + 7]! + (N01 - t01); A[ai + 8] = A[ai + 8]! + (N02 - t02);
   A[ai + 9] = A[ai + 9]! + (N10 - t10); A[ai + 10] = A[ai + 10]! + (N11 - t11); A[ai + 11] = A[ai + 11]! + (N12 - t12);
   A[ai + 12] = A[ai + 12]! + (N20 - t20); A[ai + 13] = A[ai + 13]! + (N21 - t21); A[ai + 14] = A[ai + 14]! + (N22 - t22);
@@ -503,8 +517,7 @@ function foldChild(head: Doubles, angVel: Doubles, rot: Doubles, on: boolean, co
   A[ai + 18] = A[ai + 18]! + (Qyy + 2 * rn11 - (rz * t01 - rx * t21));
   A[ai + 19] = A[ai + 19]! + (Qyz + rn12 + rn21 - (rz * t02 - rx * t22));
   A[ai + 20] = A[ai + 20]! + (Qzz + 2 * rn22 - (rx * t12 - ry * t02));
-  // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h)
-  g[i6] = g[i6]! + lx; g[i6 + 1] = g[i6 + 1]! + ly; g[i6 + 2] = g[i6 + 2]! + lz;
+  // g_i += Xᵀ (pᵃ − Iᵃ ζ) = (l, r × l + h); (l was added above)
   g[i6 + 3] = g[i6 + 3]! + (ry * lz - rz * ly + hx); g[i6 + 4] = g[i6 + 4]! + (rz * lx - rx * lz + hy); g[i6 + 5] = g[i6 + 5]! + (rx * ly - ry * lx + hz);
   return true;
 }
