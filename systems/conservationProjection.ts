@@ -240,7 +240,8 @@ function solveRigid(): boolean {
 /** Energy in the rig's control springs and limit springs at its current pose, to energy[1]. */
 function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
   const { AngularLimit, Bone } = world.physik;
-  controlSpringEnergy(world, rig, true, energy, 0);
+  // (the attachments at the current pose: rigMeasures measured them, systems/metrics.ts measureRig)
+  controlSpringEnergy(world, rig, false, energy, 0);
   let pe = energy[0]!;
   const bones = rig.bones;
   for (let bi = 0; bi < bones.length; bi++) {

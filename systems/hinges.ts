@@ -23,12 +23,15 @@ export interface Hinges {
 }
 
 const cache = new WeakMap<RigRecord, Hinges>();
+// (the last rig asked about: several systems ask each step, a WeakMap look-up each time)
+let lastRig: RigRecord | null = null, lastHinges: Hinges | null = null;
 const freeAxis = new Float64Array(3);
 
 /** The rig's hinged bones (found on first use, again after `forgetHinges`). */
 export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
+  if (rig === lastRig && lastHinges!.axis.length === rig.bones.length) return lastHinges!;
   let h = cache.get(rig);
-  if (h && h.axis.length === rig.bones.length) return h;
+  if (h && h.axis.length === rig.bones.length) { lastRig = rig; lastHinges = h; return h; }
   const L = world.physik.AngularLimit;
   const n = rig.bones.length;
   h = { count: 0, axis: new Int8Array(n).fill(-1) };
@@ -44,12 +47,14 @@ export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
     h.count++;
   }
   cache.set(rig, h);
+  lastRig = rig; lastHinges = h;
   return h;
 }
 
 /** Find the rig's hinges again at its next step (its limits changed). */
 export function forgetHinges(rig: RigRecord): void {
   cache.delete(rig);
+  if (lastRig === rig) { lastRig = null; lastHinges = null; }
 }
 
 /** True when this rig's hinges act this step (see the header). */

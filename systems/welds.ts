@@ -24,13 +24,16 @@ export interface Welds {
 }
 
 const cache = new WeakMap<RigRecord, Welds>();
+// (the last rig asked about: several systems ask each step, a WeakMap look-up each time)
+let lastRig: RigRecord | null = null, lastWelds: Welds | null = null;
 const phi = new Float64Array(3);
 const turn = new Float64Array(4);
 
 /** The rig's welded bones (found on first use). */
 export function weldsOf(world: PhysikWorld, rig: RigRecord): Welds {
+  if (rig === lastRig && lastWelds!.flag.length === rig.bones.length) return lastWelds!;
   let w = cache.get(rig);
-  if (w && w.flag.length === rig.bones.length) return w;
+  if (w && w.flag.length === rig.bones.length) { lastRig = rig; lastWelds = w; return w; }
   const { Bone, AngularLimit: L } = world.physik;
   const n = rig.bones.length;
   w = { count: 0, flag: new Uint8Array(n), local: new Float64Array(4 * n) };
@@ -47,6 +50,7 @@ export function weldsOf(world: PhysikWorld, rig: RigRecord): Welds {
     quatMul(w.local, 4 * i, Bone.restLocal, b * 4, turn, 0);
   }
   cache.set(rig, w);
+  lastRig = rig; lastWelds = w;
   return w;
 }
 

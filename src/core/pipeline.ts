@@ -34,7 +34,7 @@ export type { System, UserPhase };
 
 /** The user's systems of one phase, as a system of the pipeline (nothing to do when there are none). */
 function userPhase(phase: UserPhase): System {
-  return (world) => runUserSystems(world, phase);
+  return (world) => { if (world.physik.userSystems[phase].length > 0) runUserSystems(world, phase); };
 }
 const beforeStep = userPhase('beforeStep'), userForces = userPhase('forces'), afterPose = userPhase('afterPose'), afterStep = userPhase('afterStep');
 
