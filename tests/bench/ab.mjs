@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * A/B timing of two versions of the step in one process: `node tests/bench/ab.mjs [ref] [--rigs N]
- * [--rounds R] [--steps S] [--detached] [--cpu] [--capture]` bundles tests/bench/abEntry.ts from the working tree and from git ref
+ * [--rounds R] [--steps S] [--detached] [--cpu] [--capture] [--repeat K]` bundles tests/bench/abEntry.ts from the working tree and from git ref
  * `ref` (default HEAD, checked out into .tmp/ab-<ref>) with esbuild, then times the two in
  * alternating blocks (S steps of an N-humanoid world, R rounds each) so that both share the
  * machine's speed of the moment (this VM's speed drifts up to 2× within minutes; figures taken
  * minutes apart do not compare). Prints the median and minimum µs per humanoid step of each and
- * new / old, and whether both ended in the same pose. `--detached` detaches an ArrayBuffer first
+ * new / old; the median of the rounds' own new / old ratios ("paired": each round's two blocks ran
+ * back to back, so the machine's drift between rounds cancels); and whether both ended in the same
+ * pose. `--repeat K` runs it all K times and prints the median paired ratio. `--detached` detaches an ArrayBuffer first
  * (the state an application with Rapier or a worker runs in: V8 then checks every typed-array
  * access, tests/bench/detached.ts). `--cpu` times the process's user CPU time instead of the wall
  * clock: on a machine busy with other work a block's wall time includes the time the process
@@ -50,24 +52,38 @@ if (capture || !existsSync(join(tree, 'tests/bench/abEntry.ts'))) copyFileSync(j
 const first = arg('--first', null);
 const cpu = process.argv.includes('--cpu');
 if (first === null) {
-  // the parent: one child process per build order, then the two orders' ratios combined
-  const runs = [];
-  for (const order of ['old', 'new']) {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...process.argv.slice(2), '--first', order], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (child.status !== 0) throw new Error(`ab.mjs --first ${order} failed (exit ${child.status})`);
-    runs.push(JSON.parse(child.stdout.trim().split('\n').pop()));
-  }
+  // the parent: one child process per build order, then the two orders' ratios combined; all of
+  // it `--repeat` times
+  const repeat = Number(arg('--repeat', '1'));
+  if (!(Number.isInteger(repeat) && repeat > 0)) throw new Error(`--repeat: expected a positive integer, got ${repeat}`);
+  const args = process.argv.slice(2).filter((x, i, all) => x !== '--repeat' && all[i - 1] !== '--repeat');
   const f = (x) => x.toFixed(2), g = (x) => x.toFixed(3);
-  const [r0] = runs;
   const what = capture ? 'the captured CMU walk' : `${rigs} humanoid(s)`;
-  console.log(`${what}, ${rounds} rounds of ${steps} steps, µs${cpu ? ' of CPU time' : ''} per ${capture ? '' : 'humanoid '}step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
-  for (const r of runs) {
-    console.log(`${r.first} built first: old median ${f(r.old.median)} min ${f(r.old.min)}, new median ${f(r.new.median)} min ${f(r.new.min)}; new / old median ${g(r.new.median / r.old.median)} min ${g(r.new.min / r.old.min)}`);
+  const pairedRatios = [];
+  let same = true;
+  for (let rep = 0; rep < repeat; rep++) {
+    const runs = [];
+    for (const order of ['old', 'new']) {
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args, '--first', order], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      if (child.status !== 0) throw new Error(`ab.mjs --first ${order} failed (exit ${child.status})`);
+      runs.push(JSON.parse(child.stdout.trim().split('\n').pop()));
+    }
+    const [r0] = runs;
+    if (rep === 0) console.log(`${what}, ${rounds} rounds of ${steps} steps, µs${cpu ? ' of CPU time' : ''} per ${capture ? '' : 'humanoid '}step${r0.detached ? ', a buffer detached' : ''}; old ${sha}, new the working tree`);
+    for (const r of runs) {
+      console.log(`${r.first} built first: old median ${f(r.old.median)} min ${f(r.old.min)}, new median ${f(r.new.median)} min ${f(r.new.min)}; new / old median ${g(r.new.median / r.old.median)} min ${g(r.new.min / r.old.min)} paired ${g(r.paired)}`);
+    }
+    const both = (k) => Math.sqrt((runs[0].new[k] / runs[0].old[k]) * (runs[1].new[k] / runs[1].old[k]));
+    const paired = Math.sqrt(runs[0].paired * runs[1].paired);
+    pairedRatios.push(paired);
+    console.log(`new / old (geometric mean of the two orders): median ${g(both('median'))}  min ${g(both('min'))}  paired ${g(paired)}`);
+    if (!runs.every((r) => r.same)) { same = false; if (rep === 0) console.log(`(end poses: ${runs.map((r) => r.checksums).join('; ')})`); }
   }
-  const both = (k) => Math.sqrt((runs[0].new[k] / runs[0].old[k]) * (runs[1].new[k] / runs[1].old[k]));
-  console.log(`new / old (geometric mean of the two orders): median ${g(both('median'))}  min ${g(both('min'))}`);
-  const same = runs.every((r) => r.same);
-  console.log(`same pose at the end: ${same ? 'yes (same bits)' : `no (${runs.map((r) => r.checksums).join('; ')})`}`);
+  if (repeat > 1) {
+    const sorted = [...pairedRatios].sort((p, q) => p - q);
+    console.log(`paired new / old over ${repeat} repeats: median ${g(sorted[sorted.length >> 1])}, from ${g(sorted[0])} to ${g(sorted[sorted.length - 1])}`);
+  }
+  console.log(`same pose at the end: ${same ? 'yes (same bits)' : 'no'}`);
   process.exit(0);
 }
 if (first !== 'old' && first !== 'new') throw new Error(`--first: expected old or new, got ${first}`);
@@ -102,5 +118,7 @@ const med = (x) => { const s = [...x].sort((p, q) => p - q); return s[s.length >
 console.log(JSON.stringify({
   first, detached,
   old: { median: med(ta), min: Math.min(...ta) }, new: { median: med(tb), min: Math.min(...tb) },
+  // each round's two blocks ran back to back: their ratio leaves out the machine's drift between rounds
+  paired: med(tb.map((t, r) => t / ta[r])),
   same: a.checksum() === b.checksum(), checksums: `${a.checksum()} vs ${b.checksum()}`,
 }));
