@@ -1,9 +1,12 @@
 /**
  * A user's own systems in the step's phases (addSystem): they run where their phase says, see
  * the rigs of the phase, and act on the simulation (a 'forces' system's force moves the rig).
+ * And `step` runs physikPipeline, which it writes out call by call (src/core/pipeline.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { addRig, addSystem, createPhysikWorld, readPose, removeSystem, step, steppingRigs, type PhysikWorld } from '../../../src/core';
+import { addRig, addRigs, addSystem, createPhysikWorld, physikPipeline, readPose, removeSystem, step, steppingRigs, type PhysikWorld } from '../../../src/core';
+import { crowdInputs, crowdScene, humanoidInput } from '../../bench/rigs';
+import { walkCapture } from '../../bench/capture';
 
 function arm(world: PhysikWorld) {
   return addRig(world, {
@@ -55,5 +58,35 @@ describe('addSystem', () => {
     const world = createPhysikWorld();
     expect(() => addSystem(world, 'later' as never, () => {})).toThrow(/unknown phase "later"/);
     expect(() => addSystem(world, 'forces', 42 as never)).toThrow(/expected a function/);
+  });
+});
+
+describe('step', () => {
+  /** Every bone's rotation, angular velocity and centre, bit for bit. */
+  const state = (world: PhysikWorld) => {
+    const { rot, angVel, centre } = world.physik.Bone;
+    return [...rot, ...angVel, ...centre];
+  };
+  /** physikPipeline's systems, each called in turn. */
+  const byList = (world: PhysikWorld, n: number) => { for (let i = 0; i < n; i++) for (const system of physikPipeline) system(world); };
+
+  it('runs physikPipeline: the same bits as its systems called in turn (a crowd, a kinematic rig, a user force, a clip)', () => {
+    const build = () => {
+      const world = createPhysikWorld();
+      const scene = crowdScene();
+      // a crowd of humanoids wandering (groups, sleep), one posed by FABRIK, and a user force
+      addRigs(world, [...crowdInputs(3, false, scene), { ...humanoidInput(), settings: { ...humanoidInput().settings, solver: 'fabrik' } }]);
+      addSystem(world, 'forces', (w) => { for (const r of steppingRigs(w)) w.physik.Bone.force[r.bones[0]! * 3 + 1] = w.physik.Bone.force[r.bones[0]! * 3 + 1]! - 1; });
+      return world;
+    };
+    const a = build(), b = build();
+    step(a, 120);
+    byList(b, 120);
+    expect(state(b)).toEqual(state(a));
+    // a captured walk: clip pose targets, drives and followed bones
+    const walkA = walkCapture(200).world, walkB = walkCapture(200).world;
+    step(walkA, 150);
+    byList(walkB, 150);
+    expect(state(walkB)).toEqual(state(walkA));
   });
 });
