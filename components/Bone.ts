@@ -47,7 +47,7 @@ export const BoneLayout = {
   limitInertia: [Float64Array, 2],
   /** Inverse effective inertia in world frame, symmetric 3×3 as xx, xy, xz, yy, yz, zz. */
   invInertiaWorld: [Float64Array, 6],
-  /** Gyroscopic torque this step (systems/gyroscopicTorques.ts; part of torque). */
+  /** Gyroscopic torque this step (systems/damping.ts; part of torque). */
   gyroTorque: [Float64Array, 3],
   /** Linear and angular acceleration after the joint solve. */
   acc: [Float64Array, 3],

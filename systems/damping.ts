@@ -1,7 +1,9 @@
 /**
- * Force reset and damping (PhysIK section 3.2, "Damping"). Clears each bone's external force
- * and torque, then applies F = -c v at the head and tail of every bone and an angular
- * damping torque. Also sets each bone's effective mass and inertia for this step:
+ * Force reset, damping and the gyroscopic torque: the loads that come from each bone's own
+ * motion. Clears each bone's external force and torque, then applies F = -c v at the head and
+ * tail of every bone (PhysIK section 3.2, "Damping"), an angular damping torque, and the
+ * gyroscopic torque −ω × (I ω) (below). Also sets each bone's effective mass and inertia for
+ * this step:
  *
  * - implicit (default): the damping force uses the end-of-step velocity,
  *   -c v(t+dt) = -c v(t) - c dt a, so the -c dt a part acts as a point mass c·dt at each end.
@@ -23,6 +25,21 @@
  * the effective inertia's y term, so a free twist is scaled by I_y / (I_y + dt D_y) ∈ (0, 1]
  * each step, whatever D_y and dt (no step can flip or grow it). Limits scale their twist
  * stiffness by the same effective inertia (src/world/derivedSettings.ts limitInertiaScale).
+ *
+ * Gyroscopic torque: the −ω × (I ω) term of each bone's Euler equation (PhysIK eq. 1 written in
+ * the world frame), in Bone.gyroTorque and added to Bone.torque.
+ * - implicit (default): the torque that turns ω into the solution ω₂ of the torque-free,
+ *   body-frame backward-Euler step I (ω₂ − ω) + dt ω₂ × I ω₂ = 0, after one Newton iteration
+ *   from ω, as (I (ω₂ − ω) / dt) in the world. Taken explicitly, ω × (I ω) pumps energy into a
+ *   bone spinning off a principal axis (a free undamped chain's kinetic energy grew by orders of
+ *   magnitude; docs/physics.md has the figures); the backward step only ever removes a little,
+ *   O(dt²) per step (the treatment of Catto's "Numerical methods" talk, GDC 2015).
+ * - explicit (the paper's eq. 1): −ω × (I ω) at the start of the step.
+ * It uses the bone's true inertia: the implicit damping and spring terms added to the effective
+ * inertia are not part of its momentum. The rig's kinetic energy at the step's start, which
+ * needs the same body-frame ω and I ω, is summed on the way (Rig.kineticEnergyStart, for the
+ * conservation budget). (One pass with the damping, which has the bone's rotation matrix at hand:
+ * a pass of its own cost about 3% of the humanoid's step more.)
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
@@ -32,8 +49,8 @@ import { applyDerivedSettings } from '../src/world/derivedSettings';
 const derivedFor = new WeakMap<RigRecord, number>();
 
 export function damping(world: PhysikWorld): void {
-  const { Bone } = world.physik;
-  const { rot, angVel, vel, force, torque, effMass, effInertiaWorld, inertia, mass, length } = Bone;
+  const { Bone, Rig } = world.physik;
+  const { rot, angVel, vel, force, torque, effMass, effInertiaWorld, inertia, mass, length, gyroTorque } = Bone;
   const dampingOf = Bone.damping;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
@@ -50,6 +67,8 @@ export function damping(world: PhysikWorld): void {
     const beta = angularImplicit ? s.angularDamping : 0;
     const angularScale = 1 + beta * dt;
     const bones = rig.bones;
+    const gyroImplicit = s.gyroscopic === 'implicit';
+    let ke = 0;
     // quatRotateInvArr, quatRotateArr and rotatedDiagonalArr written out in registers (the
     // same arithmetic in the same order, so the same bits), without their scratch array
     for (let bi = 0; bi < bones.length; bi++) {
@@ -91,7 +110,6 @@ export function damping(world: PhysikWorld): void {
         ty += ly + qw * ay + (sz * ax - sx * az);
         tz += lz + qw * az + (sx * ay - sy * ax);
       }
-      torque[b3] = tx; torque[b3 + 1] = ty; torque[b3 + 2] = tz;
       effMass[b] = mass[b]! + 2 * pointMass;
       const endInertia = 2 * pointMass * half * half;
       const ex = Ix * angularScale + endInertia, ey = Iy * (1 + betaTwist * dt), ez = Iz * angularScale + endInertia;
@@ -106,6 +124,34 @@ export function damping(world: PhysikWorld): void {
       effInertiaWorld[o + 3] = r10 * r10 * ex + r11 * r11 * ey + r12 * r12 * ez;
       effInertiaWorld[o + 4] = r10 * r20 * ex + r11 * r21 * ey + r12 * r22 * ez;
       effInertiaWorld[o + 5] = r20 * r20 * ex + r21 * r21 * ey + r22 * r22 * ez;
+      // the gyroscopic torque (see header): ω in the bone frame (Rᵀ ω), h = I ω there
+      const ox = r00 * wx + r10 * wy + r20 * wz, oy = r01 * wx + r11 * wy + r21 * wz, oz = r02 * wx + r12 * wy + r22 * wz;
+      const hx = Ix * ox, hy = Iy * oy, hz = Iz * oz;
+      ke += 0.5 * (mass[b]! * (vx * vx + vy * vy + vz * vz) + ox * hx + oy * hy + oz * hz);
+      // ω × h in the bone frame
+      const cx = oy * hz - oz * hy, cy = oz * hx - ox * hz, cz = ox * hy - oy * hx;
+      let gx = -cx, gy = -cy, gz = -cz;
+      if (gyroImplicit) {
+        // Newton: ω₂ = ω − Jf⁻¹ f, f = dt ω × h, Jf = I + dt ([ω]ₓ I − [h]ₓ); torque I (ω₂ − ω)/dt = −I Jf⁻¹ (ω × h)
+        const a00 = Ix, a01 = dt * (-oz * Iy + hz), a02 = dt * (oy * Iz - hy);
+        const a10 = dt * (oz * Ix - hz), a11 = Iy, a12 = dt * (-ox * Iz + hx);
+        const a20 = dt * (-oy * Ix + hy), a21 = dt * (ox * Iy - hx), a22 = Iz;
+        const A = a11 * a22 - a12 * a21, B = a12 * a20 - a10 * a22, C = a10 * a21 - a11 * a20;
+        const det = a00 * A + a01 * B + a02 * C;
+        if (det > 0 && Number.isFinite(det)) {
+          const inv = 1 / det;
+          // d = Jf⁻¹ (ω × h)
+          const dx = (A * cx + (a02 * a21 - a01 * a22) * cy + (a01 * a12 - a02 * a11) * cz) * inv;
+          const dy = (B * cx + (a00 * a22 - a02 * a20) * cy + (a02 * a10 - a00 * a12) * cz) * inv;
+          const dz = (C * cx + (a01 * a20 - a00 * a21) * cy + (a00 * a11 - a01 * a10) * cz) * inv;
+          gx = -Ix * dx; gy = -Iy * dy; gz = -Iz * dz;
+        }
+      }
+      // back to the world: R g
+      const wgx = r00 * gx + r01 * gy + r02 * gz, wgy = r10 * gx + r11 * gy + r12 * gz, wgz = r20 * gx + r21 * gy + r22 * gz;
+      gyroTorque[b3] = wgx; gyroTorque[b3 + 1] = wgy; gyroTorque[b3 + 2] = wgz;
+      torque[b3] = tx + wgx; torque[b3 + 1] = ty + wgy; torque[b3 + 2] = tz + wgz;
     }
+    Rig.kineticEnergyStart[rig.eid] = ke;
   }
 }

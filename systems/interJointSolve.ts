@@ -3,7 +3,7 @@
  * forces at each joint keep the bones' accelerations at the joint equal.
  *
  * Each bone's acceleration from its external force and torque (eq. 1; the gyroscopic torque
- * is part of the torque, systems/gyroscopicTorques.ts), then the joint forces kept from the last step (warm start). At a joint with bones
+ * is part of the torque, systems/damping.ts), then the joint forces kept from the last step (warm start). At a joint with bones
  * i = 1..k, bone i accelerates at the joint point as ā_i = a_i + M_i F_i (eq. 4), where a_i is
  * its acceleration there from everything but this joint's update and
  * M(r) = m⁻¹ I₃ + [r]ₓᵀ I⁻¹ [r]ₓ (eq. 3). Equal accelerations v and forces summing to zero
@@ -95,7 +95,7 @@ function freeAccelerations(Bone: BoneStore, rig: RigRecord): void {
         J[b6 + 3] = (a * f - c * c) * inv; J[b6 + 4] = -(a * e - bb * c) * inv; J[b6 + 5] = (a * d - bb * bb) * inv;
       }
     }
-    // (the gyroscopic torque is in the torque already: systems/gyroscopicTorques.ts)
+    // (the gyroscopic torque is in the torque already: systems/damping.ts)
     const tx = torque[b3]!, ty = torque[b3 + 1]!, tz = torque[b3 + 2]!;
     const im = 1 / effMass[b]!;
     acc[b3] = F[b3]! * im; acc[b3 + 1] = F[b3 + 1]! * im; acc[b3 + 2] = F[b3 + 2]! * im;

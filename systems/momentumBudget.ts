@@ -53,7 +53,7 @@ export function momentumBudget(world: PhysikWorld): void {
     const ox = ref[r * 3]!, oy = ref[r * 3 + 1]!, oz = ref[r * 3 + 2]!;
     let px = 0, py = 0, pz = 0, lx = 0, ly = 0, lz = 0;
     let dpx = 0, dpy = 0, dpz = 0, dlx = 0, dly = 0, dlz = 0;
-    // the kinetic energy gyroscopicTorques summed; the momentum of a free rig
+    // the kinetic energy damping summed (with the gyroscopic torque); the momentum of a free rig
     const ke = Rig.kineticEnergyStart[r]!;
     for (let bi = 0; free && bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3, q = b * 4, mb = mass[b]!;

@@ -32,7 +32,6 @@ import { STATUS_DIVERGED } from '../components';
 import { damping } from './damping';
 import { controlSprings } from './controlSprings';
 import { torsionSprings } from './torsionSprings';
-import { gyroscopicTorques } from './gyroscopicTorques';
 import { interJointSolve } from './interJointSolve';
 import { integrate } from './integrate';
 import { forwardKinematics } from './forwardKinematics';
@@ -153,7 +152,6 @@ function substeps(world: PhysikWorld, rig: RigRecord, k: number): boolean {
       damping(world);
       controlSprings(world);
       torsionSprings(world);
-      gyroscopicTorques(world);
       runUserSystems(world, 'forces');
       interJointSolve(world);
       integrate(world);

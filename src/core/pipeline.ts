@@ -17,7 +17,6 @@ import { wakeOnChange, sleepingClock } from '../../systems/sleep';
 import { damping } from '../../systems/damping';
 import { controlSprings } from '../../systems/controlSprings';
 import { torsionSprings } from '../../systems/torsionSprings';
-import { gyroscopicTorques } from '../../systems/gyroscopicTorques';
 import { interJointSolve } from '../../systems/interJointSolve';
 import { momentumBudget } from '../../systems/momentumBudget';
 import { integrate } from '../../systems/integrate';
@@ -95,10 +94,9 @@ export const physikPipeline: readonly System[] = Object.freeze([
   targetInterpolation, // effective targets advance toward their targets (eq. 12)
   wakeOnChange,        // changed rigs wake; lists this step's awake and simulated rigs, in groups
   byGroups({ rigs: simulatedRigs, systems: [
-    damping,           // reset forces; F = −c v at bone ends; angular damping
+    damping,           // reset forces; F = −c v at bone ends; angular damping; −ω × (I ω), taken implicitly
     controlSprings,    // zero-length springs pull attachments to effective targets
     torsionSprings,    // per-axis torques enforce angular limits
-    gyroscopicTorques, // −ω × (I ω), the free rotation taken implicitly
     userForces,        // the user's 'forces' systems (and a clip's pose drives, systems/poseDrives.ts)
     interJointSolve,   // joint forces so bones accelerate together at joints (eqs. 3-11)
     momentumBudget,    // momentum the step should keep, energy it starts with
@@ -139,7 +137,6 @@ function runStep(world: PhysikWorld): void {
       damping(world);
       controlSprings(world);
       torsionSprings(world);
-      gyroscopicTorques(world);
       userForces(world);
       interJointSolve(world);
       momentumBudget(world);

@@ -171,7 +171,7 @@ export function fastCoupledJointForces(world: PhysikWorld, rig: RigRecord, coupl
  * body b is welded into), into slot i: written, or with `add` added to what the slot holds (a
  * rigid body's inertia about a point is the sum of its parts'). Made from b's force and torque:
  * g's angular part is the net torque itself (= I α0; the gyroscopic torque is in it,
- * systems/gyroscopicTorques.ts), so no free accelerations are needed first.
+ * systems/damping.ts), so no free accelerations are needed first.
  */
 function loadBodyAt(Bone: PhysikWorld['physik']['Bone'], A: number[], g: number[], b: number, at: number, i: number, on: boolean, add: boolean): void {
   const { effMass, effInertiaWorld: I, force, torque, angVel, head, centre } = Bone;
