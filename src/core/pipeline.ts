@@ -119,7 +119,7 @@ export const physikPipeline: readonly System[] = Object.freeze([
 /**
  * One step: physikPipeline's systems, written out. A call site that always calls the same
  * function is cheaper than the list's one site calling them all (V8 dispatches directly and
- * inlines the small ones): 2-4% of the humanoid's step (docs/performance.md). The same bits as
+ * inlines the small ones): 3% of the humanoid's step (docs/performance.md). The same bits as
  * running physikPipeline (tests/unit/core/pipeline.test.ts).
  */
 function runStep(world: PhysikWorld): void {

@@ -227,7 +227,10 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
   const { tau, parentIndex, welded } = coupling;
   const rootHeld = Joint.grounded[Bone.joint[bones[0]!]!] === 1;
   const on = rig.settings.centripetal;
-  let worst = 0, scale = 0, residual = coupling.welds > 0 ? weldLoads(world, rig, coupling) : 0;
+  // (the welded bones' largest load comes back in fastCheck[2]: a double a call returns is boxed)
+  fastCheck[2] = 0;
+  if (coupling.welds > 0) weldLoads(world, rig, coupling);
+  let worst = 0, scale = 0, residual = fastCheck[2]!;
   for (let i = 0; i < bones.length; i++) {
     const b = bones[i]!, b3 = b * 3, b6 = b * 6;
     {
@@ -304,9 +307,9 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
  * equations solved for the load at its head, children first (their loads act on it),
  *   F_joint = m a − F + Σ F_c,   τ_weld = E α − τ + d × F_joint + Σ ((h_c − c) × F_c + τ_c)
  * (d = c − h, effective m and E as the solve used them). Their coupling torques go on Bone.torque
- * as fastAccelerations puts the others'. Returns the largest of their net loads (measureLoads').
+ * as fastAccelerations puts the others'. The largest of their net loads (measureLoads') to fastCheck[2].
  */
-function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): number {
+function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling): void {
   const { head, centre, jointForce, effMass, effInertiaWorld: E, force, torque, acc, angAcc, angVel, length } = world.physik.Bone;
   const { bones, childStart, childIndex } = rig;
   const { tau, u, welded } = coupling;
@@ -349,7 +352,7 @@ function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling):
     tau[i * 3] = tx; tau[i * 3 + 1] = ty; tau[i * 3 + 2] = tz;
     torque[b3] = torque[b3]! + (tx - sx); torque[b3 + 1] = torque[b3 + 1]! + (ty - sy); torque[b3 + 2] = torque[b3 + 2]! + (tz - sz);
   }
-  return residual;
+  fastCheck[2] = residual;
 }
 
 /**
