@@ -14,6 +14,7 @@
  * springs: its motion is not a rotation about one axis.
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
+import { perRig, perRigDelete, perRigGet, perRigSet } from '../src/world/perRig';
 
 export interface Hinges {
   /** Hinged bones. */
@@ -22,16 +23,13 @@ export interface Hinges {
   axis: Int8Array;
 }
 
-const cache = new WeakMap<RigRecord, Hinges>();
-// (the last rig asked about: several systems ask each step, a WeakMap look-up each time)
-let lastRig: RigRecord | null = null, lastHinges: Hinges | null = null;
+const cache = perRig<Hinges>();
 const freeAxis = new Float64Array(3);
 
 /** The rig's hinged bones (found on first use, again after `forgetHinges`). */
 export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
-  if (rig === lastRig && lastHinges!.axis.length === rig.bones.length) return lastHinges!;
-  let h = cache.get(rig);
-  if (h && h.axis.length === rig.bones.length) { lastRig = rig; lastHinges = h; return h; }
+  let h = perRigGet(cache, rig);
+  if (h && h.axis.length === rig.bones.length) return h;
   const L = world.physik.AngularLimit;
   const n = rig.bones.length;
   h = { count: 0, axis: new Int8Array(n).fill(-1) };
@@ -46,15 +44,13 @@ export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
     h.axis[i] = free;
     h.count++;
   }
-  cache.set(rig, h);
-  lastRig = rig; lastHinges = h;
+  perRigSet(cache, rig, h);
   return h;
 }
 
 /** Find the rig's hinges again at its next step (its limits changed). */
 export function forgetHinges(rig: RigRecord): void {
-  cache.delete(rig);
-  if (lastRig === rig) { lastRig = null; lastHinges = null; }
+  perRigDelete(cache, rig);
 }
 
 /** True when this rig's hinges act this step (see the header). */

@@ -137,19 +137,21 @@ export function measureLoads(world: PhysikWorld, rig: RigRecord): void {
   // (the joint solve's fast form found it on the way: systems/jointSolve/coupledArticulated.ts)
   let residual = Rig.solvedLoad[r]!;
   Rig.solvedLoad[r] = -1;
-  for (let bi = 0, measure = !(residual >= 0); measure && bi < rig.bones.length; bi++) {
-    if (bi === 0) residual = 0;
-    const b = rig.bones[bi]!;
-    const b3 = b * 3, o = b * 6;
-    const m = effMass[b]!;
-    const fx = m * acc[b3]!, fy = m * acc[b3 + 1]!, fz = m * acc[b3 + 2]!;
-    const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
-    // τ = E α, E symmetric: xx xy xz yy yz zz
-    const tx = E[o]! * ax + E[o + 1]! * ay + E[o + 2]! * az;
-    const ty = E[o + 1]! * ax + E[o + 3]! * ay + E[o + 4]! * az;
-    const tz = E[o + 2]! * ax + E[o + 4]! * ay + E[o + 5]! * az;
-    const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
-    if (!(load <= residual)) residual = load; // a NaN is kept, so a refused step is seen below
+  if (!(residual >= 0)) {
+    residual = 0;
+    for (let bi = 0; bi < rig.bones.length; bi++) {
+      const b = rig.bones[bi]!;
+      const b3 = b * 3, o = b * 6;
+      const m = effMass[b]!;
+      const fx = m * acc[b3]!, fy = m * acc[b3 + 1]!, fz = m * acc[b3 + 2]!;
+      const ax = angAcc[b3]!, ay = angAcc[b3 + 1]!, az = angAcc[b3 + 2]!;
+      // τ = E α, E symmetric: xx xy xz yy yz zz
+      const tx = E[o]! * ax + E[o + 1]! * ay + E[o + 2]! * az;
+      const ty = E[o + 1]! * ax + E[o + 3]! * ay + E[o + 4]! * az;
+      const tz = E[o + 2]! * ax + E[o + 4]! * ay + E[o + 5]! * az;
+      const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
+      if (!(load <= residual)) residual = load; // a NaN is kept, so a refused step is seen below
+    }
   }
   const H = Rig.height[r]!, tolerance = s.settleTolerance * H;
   const { springForce, stiffness } = ControlPoint;

@@ -13,6 +13,7 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { quatFromRotationVector, quatMul } from '../src/math/quat';
+import { perRig, perRigGet, perRigSet } from '../src/world/perRig';
 
 export interface Welds {
   /** Welded bones. */
@@ -23,17 +24,14 @@ export interface Welds {
   local: Float64Array;
 }
 
-const cache = new WeakMap<RigRecord, Welds>();
-// (the last rig asked about: several systems ask each step, a WeakMap look-up each time)
-let lastRig: RigRecord | null = null, lastWelds: Welds | null = null;
+const cache = perRig<Welds>();
 const phi = new Float64Array(3);
 const turn = new Float64Array(4);
 
 /** The rig's welded bones (found on first use). */
 export function weldsOf(world: PhysikWorld, rig: RigRecord): Welds {
-  if (rig === lastRig && lastWelds!.flag.length === rig.bones.length) return lastWelds!;
-  let w = cache.get(rig);
-  if (w && w.flag.length === rig.bones.length) { lastRig = rig; lastWelds = w; return w; }
+  let w = perRigGet(cache, rig);
+  if (w && w.flag.length === rig.bones.length) return w;
   const { Bone, AngularLimit: L } = world.physik;
   const n = rig.bones.length;
   w = { count: 0, flag: new Uint8Array(n), local: new Float64Array(4 * n) };
@@ -49,8 +47,7 @@ export function weldsOf(world: PhysikWorld, rig: RigRecord): Welds {
     quatFromRotationVector(turn, 0, phi, 0);
     quatMul(w.local, 4 * i, Bone.restLocal, b * 4, turn, 0);
   }
-  cache.set(rig, w);
-  lastRig = rig; lastWelds = w;
+  perRigSet(cache, rig, w);
   return w;
 }
 

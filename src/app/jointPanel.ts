@@ -24,7 +24,7 @@ import { getJointLimits, setJointLimits } from '../core';
 import type { Controller } from 'lil-gui';
 import { TEMPLATE_ROLES, type TemplateRole } from '../io/humanoid';
 import type { RigDescription } from '../world/types';
-import type { Sandbox } from './sandbox';
+import { selectedBoneName, type Sandbox } from './sandbox';
 import { createJointEditing, NEW_AXIS_LIMIT, type JointEditing, type JointLimits } from './joints';
 import { saveCharacterMapping } from './characterStore';
 
@@ -123,7 +123,7 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
   });
   const roleC = tip(folder.add(state, 'role', [NONE, ...TEMPLATE_ROLES]).name('template role'), JOINT_TIPS.role);
   roleC.onFinishChange((role: string) => {
-    const bone = selected();
+    const bone = selectedBoneName(sandbox);
     if (bone) attempt(`the role of ${bone}`, () => joints.setRole(bone, role === NONE ? null : (role as TemplateRole)));
     else refresh();
   });
@@ -144,16 +144,9 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
   Object.assign(mappingBox.style, { padding: '4px 8px 6px', font: '11px/1.5 system-ui, sans-serif', maxHeight: '180px', overflowY: 'auto' } satisfies Partial<CSSStyleDeclaration>);
   folder.$children.append(mappingBox);
 
-  /** The selected joint's name, or null (none, or a bone of another rig). */
-  function selected(): string | null {
-    const b = sandbox.view.selectedBone;
-    if (b < 0) return null;
-    for (const [name, e] of Object.entries(sandbox.bones)) if (e === b) return name;
-    return null;
-  }
 
   function apply(axis: Axis): void {
-    const bone = selected();
+    const bone = selectedBoneName(sandbox);
     if (!bone) { refresh(); return; }
     const limit = state[`${axis}On`] ? [Number(state[`${axis}Min`]), Number(state[`${axis}Max`])] : 'free';
     attempt(`the ${axis} limit of ${bone}`, () => joints.setLimits(bone, { [axis]: limit } as Partial<JointLimits>));
@@ -177,7 +170,7 @@ export function mountJointPanel(gui: GUI, sandbox: Sandbox, options: JointPanelO
       jointC = (jointC as unknown as { options(o: string[]): Controller }).options([NONE, ...joints.bones()]);
     }
     shownBone = sandbox.view.selectedBone;
-    const bone = selected();
+    const bone = selectedBoneName(sandbox);
     state.joint = bone ?? NONE;
     state.role = bone ? joints.roleOf(bone) ?? NONE : NONE;
     roleC.disable(!bone);

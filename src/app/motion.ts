@@ -177,9 +177,8 @@ function tiesOfMarkers(markers: readonly CaptureMarkerDescription[]): Record<str
   return ties;
 }
 
-/** The markers of a preset on a rig whose bones are `bones`, with its humanoid mapping (for "hips, hands and feet") and the ties (for "chosen per bone"). */
-export function markersForPreset(preset: MotionPreset, bones: readonly string[], mapping: HumanoidMapping, ties: Readonly<Record<string, BoneTie>> = {}): CaptureMarkerDescription[] {
-  if (preset === 'custom') return markersForTies(ties, bones);
+/** The markers of a preset on a rig whose bones are `bones`, with its humanoid mapping (for "hips, hands and feet"); "chosen per bone" is markersForTies. */
+export function markersForPreset(preset: Exclude<MotionPreset, 'custom'>, bones: readonly string[], mapping: HumanoidMapping): CaptureMarkerDescription[] {
   if (preset === 'all') return [{ name: 'drive', kind: 'pose', bones: [...bones] }];
   if (preset === 'none') return [{ name: 'clip', kind: 'pose', mode: 'follow', bones: [...bones] }];
   const groups: [string, (keyof HumanoidMapping)[]][] = [['hips', ['hips']], ['hands', ['leftHand', 'rightHand']], ['feet', ['leftFoot', 'rightFoot']]];
@@ -415,7 +414,7 @@ export function createMotion(host: MotionHost): Motion {
       let next = checkMotionOptions(o, options);
       // "chosen per bone" picked without ties: it starts from the set in effect
       if (next.preset === 'custom' && o.ties === undefined && options.preset !== 'custom') {
-        next = { ...next, ties: tiesOfMarkers(markersNow(findRig(world, host.rig), options)), tieScales: {} };
+        next = { ...next, ties: tiesNow(findRig(world, host.rig)), tieScales: {} };
       }
       if (!handle) { options = next; return; }
       if (next.preset !== options.preset || (next.preset === 'custom' && !sameTies(next, options))) {

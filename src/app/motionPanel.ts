@@ -23,7 +23,7 @@
 import type GUI from 'lil-gui';
 import type { Controller } from 'lil-gui';
 import type { RigDescription } from '../world/types';
-import type { Sandbox } from './sandbox';
+import { selectedBoneName, type Sandbox } from './sandbox';
 import { BONE_TIES, createMotion, MOTION_MULTIPLIER_MAX, MOTION_PRESETS, type BoneTie, type Motion, type MotionPreset } from './motion';
 import { createClipGhost, type ClipGhost } from '../render/clipGhost';
 
@@ -157,12 +157,12 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
   const tieOfLabel = (label: string) => (Object.keys(BONE_TIES) as (BoneTie | 'free')[]).find((k) => BONE_TIES[k] === label);
   add(tip(folder.add(state, 'tie', Object.values(BONE_TIES)).name('tie to clip'), MOTION_TIPS.tie))
     .onFinishChange((label: string) => void attempt('tie the bone', async () => {
-      const bone = selectedName();
+      const bone = selectedBoneName(sandbox);
       if (bone === null) throw new Error('select a bone in the view first (click the bone or its joint)');
       await motion.tie(bone, tieOfLabel(label) ?? (label as BoneTie));
     }));
   const scaleBone = (what: 'stiffness' | 'damping', v: string) => void attempt(`set the bone's ${what}`, async () => {
-    const bone = selectedName();
+    const bone = selectedBoneName(sandbox);
     if (bone === null) throw new Error('select a bone in the view first (click the bone or its joint)');
     await motion.scaleTie(bone, { [what]: v as unknown as number });
   });
@@ -213,18 +213,11 @@ export function mountMotionPanel(gui: GUI, sandbox: Sandbox, options: MotionPane
     });
   }
 
-  /** The name of the bone selected in the view, or null (none, or not one of this rig's). */
-  function selectedName(): string | null {
-    const b = sandbox.view.selectedBone;
-    if (b < 0) return null;
-    for (const [name, e] of Object.entries(sandbox.bones)) if (e === b) return name;
-    return null;
-  }
   /** What showTie last showed (the fields' own values change as they are typed in). */
   let shownTie = '';
   /** The selected bone, its tie and its multipliers, shown when one of them changed (not into a field being typed in). */
   function showTie(force = false): void {
-    const name = selectedName();
+    const name = selectedBoneName(sandbox);
     const bone = name ?? NO_BONE, tie = BONE_TIES[name === null ? 'free' : motion.tieOf(name)];
     const sc = name === null ? { stiffness: 1, damping: 1 } : motion.scaleOf(name);
     const k = String(sc.stiffness), d = String(sc.damping);

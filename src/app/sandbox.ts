@@ -158,3 +158,11 @@ export interface PhysikDebug {
 declare global {
   interface Window { __physik?: Sandbox; physik?: PhysikDebug }
 }
+
+/** The name of the bone selected in the view, or null (none, or a bone of another rig). */
+export function selectedBoneName(sandbox: Pick<Sandbox, 'view' | 'bones'>): string | null {
+  const b = sandbox.view.selectedBone;
+  if (b < 0) return null;
+  for (const [name, e] of Object.entries(sandbox.bones)) if (e === b) return name;
+  return null;
+}
