@@ -45,13 +45,30 @@ export function quatRotate(out: Doubles, oo: number, q: Doubles, o: number, vx: 
   out[oo + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 
+/**
+ * Below this squared angle (a turn of 0.2 rad: a half angle h of 0.1) quatRotateByVector takes
+ * sin(h)/(2h) and cos(h) from their Taylor series in h²: the first term left out is below 3e-18
+ * of the result, under a double's rounding, and a step's turn is almost always this small.
+ */
+const SERIES_MAX_ANGLE2 = 0.04;
+
 /** q[o] ← exp(½ φ) ⊗ q[o]: rotate by the world rotation vector φ = (px, py, pz). */
 export function quatRotateByVector(q: Doubles, o: number, px: number, py: number, pz: number): void {
-  const angle = len3(px, py, pz);
-  if (angle === 0) return;
-  const half = 0.5 * angle;
-  const s = Math.sin(half) / angle;
-  const dx = px * s, dy = py * s, dz = pz * s, dw = Math.cos(half);
+  const angle2 = px * px + py * py + pz * pz;
+  if (angle2 === 0) return;
+  // s = sin(h) / (2h), dw = cos(h), h = |φ| / 2: by series for a small turn (no square root,
+  // division, sine or cosine: the integrator turns every bone by one each step)
+  let s: number, dw: number;
+  if (angle2 < SERIES_MAX_ANGLE2) {
+    const h2 = 0.25 * angle2;
+    s = 0.5 + h2 * (-1 / 12 + h2 * (1 / 240 + h2 * (-1 / 10080 + h2 * (1 / 725760))));
+    dw = 1 + h2 * (-0.5 + h2 * (1 / 24 + h2 * (-1 / 720 + h2 * (1 / 40320 - h2 * (1 / 3628800)))));
+  } else {
+    const angle = Math.sqrt(angle2), half = 0.5 * angle;
+    s = Math.sin(half) / angle;
+    dw = Math.cos(half);
+  }
+  const dx = px * s, dy = py * s, dz = pz * s;
   const qx = q[o]!, qy = q[o + 1]!, qz = q[o + 2]!, qw = q[o + 3]!;
   q[o] = dw * qx + dx * qw + dy * qz - dz * qy;
   q[o + 1] = dw * qy - dx * qz + dy * qw + dz * qx;
