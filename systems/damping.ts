@@ -69,54 +69,42 @@ export function damping(world: PhysikWorld): void {
     const bones = rig.bones;
     const gyroImplicit = s.gyroscopic === 'implicit';
     let ke = 0;
-    // quatRotateInvArr, quatRotateArr and rotatedDiagonalArr written out in registers (the
-    // same arithmetic in the same order, so the same bits), without their scratch array
+    // the rotations written out in registers, without a scratch array
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!;
       const b3 = b * 3, q = b * 4;
       const c = dampingOf[b]!;
       const pointMass = c * implicitDt;
       const half = 0.5 * length[b]!;
-      // d = R (0, L/2, 0): centre → tail
       const qx = rot[q]!, qy = rot[q + 1]!, qz = rot[q + 2]!, qw = rot[q + 3]!;
-      const dx = 2 * (qx * qy - qz * qw) * half;
-      const dy = (1 - 2 * (qx * qx + qz * qz)) * half;
-      const dz = 2 * (qy * qz + qx * qw) * half;
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
-      // v_tail − v_head = ω × 2d; forces −c v at both ends sum to −2c v_centre
+      // forces −c v at both ends sum to −2c v_centre
       const vx = vel[b3]!, vy = vel[b3 + 1]!, vz = vel[b3 + 2]!;
       force[b3] = -2 * c * vx;
       force[b3 + 1] = -2 * c * vy;
       force[b3 + 2] = -2 * c * vz;
-      // torque = d × (−c v_tail) + (−d) × (−c v_head) = −c d × (v_tail − v_head) = −2c d × (ω × d)
-      const ux = wy * dz - wz * dy, uy = wz * dx - wx * dz, uz = wx * dy - wy * dx;
-      let tx = -2 * c * (dy * uz - dz * uy);
-      let ty = -2 * c * (dz * ux - dx * uz);
-      let tz = -2 * c * (dx * uy - dy * ux);
       const Ix = inertia[b3]!, Iy = inertia[b3 + 1]!, Iz = inertia[b3 + 2]!;
-      // twist rate: β plus the end dampers' swing rate c L² / (2 I_x) (see header)
-      const betaTwist = angularImplicit ? beta + (2 * c * half * half) / Ix : 0;
-      if (betaTwist > 0) {
-        // −D ω with D = R diag(β I_x, β_y I_y, β I_z) Rᵀ: ω into the bone frame (q⁻¹ ω), scaled, back (q ·)
-        let sx = -qx, sy = -qy, sz = -qz;
-        let ax = 2 * (sy * wz - sz * wy), ay = 2 * (sz * wx - sx * wz), az = 2 * (sx * wy - sy * wx);
-        let lx = wx + qw * ax + (sy * az - sz * ay);
-        let ly = wy + qw * ay + (sz * ax - sx * az);
-        let lz = wz + qw * az + (sx * ay - sy * ax);
-        lx = -beta * Ix * lx; ly = -betaTwist * Iy * ly; lz = -beta * Iz * lz;
-        sx = qx; sy = qy; sz = qz;
-        ax = 2 * (sy * lz - sz * ly); ay = 2 * (sz * lx - sx * lz); az = 2 * (sx * ly - sy * lx);
-        tx += lx + qw * ax + (sy * az - sz * ay);
-        ty += ly + qw * ay + (sz * ax - sx * az);
-        tz += lz + qw * az + (sx * ay - sy * ax);
-      }
+      // the bone's rotation matrix R (its columns: the bone's axes in the world), and ω in the
+      // bone frame, Rᵀ ω
+      const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qz * qw), r02 = 2 * (qx * qz + qy * qw);
+      const r10 = 2 * (qx * qy + qz * qw), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qx * qw);
+      const r20 = 2 * (qx * qz - qy * qw), r21 = 2 * (qy * qz + qx * qw), r22 = 1 - 2 * (qx * qx + qy * qy);
+      const ox = r00 * wx + r10 * wy + r20 * wz, oy = r01 * wx + r11 * wy + r21 * wz, oz = r02 * wx + r12 * wy + r22 * wz;
+      // the torques, in the bone frame (d = (0, L/2, 0) from the centre to the tail):
+      // - the end dampers', d × (−c v_tail) + (−d) × (−c v_head) = −2c d × (ω × d) = −2c (L/2)² (ω_x, 0, ω_z);
+      // - angular damping, −D ω with D = diag(β I_x, β_y I_y, β I_z), the twist rate β_y being β
+      //   plus the end dampers' swing rate c L² / (2 I_x) (see header)
+      const endRate = 2 * c * half * half;
+      const betaTwist = angularImplicit ? beta + endRate / Ix : 0;
+      const lx = -(beta * Ix + endRate) * ox, ly = -betaTwist * Iy * oy, lz = -(beta * Iz + endRate) * oz;
+      // in the world, R l
+      const tx = r00 * lx + r01 * ly + r02 * lz;
+      const ty = r10 * lx + r11 * ly + r12 * lz;
+      const tz = r20 * lx + r21 * ly + r22 * lz;
       effMass[b] = mass[b]! + 2 * pointMass;
       const endInertia = 2 * pointMass * half * half;
       const ex = Ix * angularScale + endInertia, ey = Iy * (1 + betaTwist * dt), ez = Iz * angularScale + endInertia;
       // in the world frame, R diag(e) Rᵀ; implicit springs add to it next
-      const r00 = 1 - 2 * (qy * qy + qz * qz), r01 = 2 * (qx * qy - qz * qw), r02 = 2 * (qx * qz + qy * qw);
-      const r10 = 2 * (qx * qy + qz * qw), r11 = 1 - 2 * (qx * qx + qz * qz), r12 = 2 * (qy * qz - qx * qw);
-      const r20 = 2 * (qx * qz - qy * qw), r21 = 2 * (qy * qz + qx * qw), r22 = 1 - 2 * (qx * qx + qy * qy);
       const o = b * 6;
       effInertiaWorld[o] = r00 * r00 * ex + r01 * r01 * ey + r02 * r02 * ez;
       effInertiaWorld[o + 1] = r00 * r10 * ex + r01 * r11 * ey + r02 * r12 * ez;
@@ -124,8 +112,7 @@ export function damping(world: PhysikWorld): void {
       effInertiaWorld[o + 3] = r10 * r10 * ex + r11 * r11 * ey + r12 * r12 * ez;
       effInertiaWorld[o + 4] = r10 * r20 * ex + r11 * r21 * ey + r12 * r22 * ez;
       effInertiaWorld[o + 5] = r20 * r20 * ex + r21 * r21 * ey + r22 * r22 * ez;
-      // the gyroscopic torque (see header): ω in the bone frame (Rᵀ ω), h = I ω there
-      const ox = r00 * wx + r10 * wy + r20 * wz, oy = r01 * wx + r11 * wy + r21 * wz, oz = r02 * wx + r12 * wy + r22 * wz;
+      // the gyroscopic torque (see header): h = I ω in the bone frame
       const hx = Ix * ox, hy = Iy * oy, hz = Iz * oz;
       ke += 0.5 * (mass[b]! * (vx * vx + vy * vy + vz * vz) + ox * hx + oy * hy + oz * hz);
       // ω × h in the bone frame
