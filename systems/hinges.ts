@@ -5,7 +5,7 @@
  * in the world; jointSolve/coupledArticulated.ts) and passes the torque that holds the other
  * two, and after integration `projectHinges` takes the child's rotation and angular velocity to
  * the nearest ones the hinge allows (what rounding let drift), so the locked axes hold exactly
- * at every step. The free axis keeps its limit spring. Every bone is still a bone for the API,
+ * at every step (`projectHinge`). The free axis keeps its limit spring. Every bone is still a bone for the API,
  * poses, recording and the view.
  *
  * Like welds (welds.ts), hinges need the coupled exact solve (`interJoint: 'exact'` with
@@ -60,51 +60,46 @@ export function hingesActive(rig: RigRecord): boolean {
 }
 
 /**
- * After integration, every hinged bone (parents first) to the rotation and angular velocity
- * its hinge allows nearest to its own: the rotation relative to the joint frame reduced to its
- * twist about the free axis (the swing-twist split), the angular velocity relative to the
- * parent reduced to its part along that axis. The solve gave the joint its hinge accelerations;
- * this keeps rounding from opening it.
+ * After integration, a hinged bone b (free axis f) to the rotation and angular velocity its hinge
+ * allows nearest to its own, once its parent has its final ones: the rotation relative to the
+ * joint frame reduced to its twist about the free axis (the swing-twist split), the angular
+ * velocity relative to the parent reduced to its part along that axis. The solve gave the joint
+ * its hinge accelerations; this keeps rounding from opening it.
  */
-export function projectHinges(world: PhysikWorld, rig: RigRecord, hinges: Hinges): void {
-  const { rot, angVel, restLocal, parent } = world.physik.Bone;
-  const axis = hinges.axis;
-  for (let bi = 1; bi < rig.bones.length; bi++) {
-    const f = axis[bi]!;
-    if (f < 0) continue;
-    const b = rig.bones[bi]!, p = parent[b]!, bq = b * 4, pq = p * 4, b3 = b * 3, p3 = p * 3;
-    // the joint frame in the world: F = rot_p · restLocal_b
-    const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
-    const lx = restLocal[bq]!, ly = restLocal[bq + 1]!, lz = restLocal[bq + 2]!, lw = restLocal[bq + 3]!;
-    const fx = pw * lx + px * lw + py * lz - pz * ly;
-    const fy = pw * ly - px * lz + py * lw + pz * lx;
-    const fz = pw * lz + px * ly - py * lx + pz * lw;
-    const fw = pw * lw - px * lx - py * ly - pz * lz;
-    // the joint's rotation: q = F⁻¹ · rot_b
-    const bx = rot[bq]!, by = rot[bq + 1]!, bz = rot[bq + 2]!, bw = rot[bq + 3]!;
-    const qx = fw * bx - fx * bw - fy * bz + fz * by;
-    const qy = fw * by + fx * bz - fy * bw - fz * bx;
-    const qz = fw * bz - fx * by + fy * bx - fz * bw;
-    const qw = fw * bw + fx * bx + fy * by + fz * bz;
-    // its twist about the free axis
-    const t = f === 0 ? qx : f === 1 ? qy : qz;
-    const n = Math.sqrt(t * t + qw * qw);
-    if (!(n > 0)) continue; // (a half turn about a locked axis: no nearest twist; never near a hinge)
-    const c = t / n, w = qw / n;
-    const tx = f === 0 ? c : 0, ty = f === 1 ? c : 0, tz = f === 2 ? c : 0;
-    // rot_b = F · twist
-    const nx = fw * tx + fx * w + fy * tz - fz * ty;
-    const ny = fw * ty - fx * tz + fy * w + fz * tx;
-    const nz = fw * tz + fx * ty - fy * tx + fz * w;
-    const nw = fw * w - fx * tx - fy * ty - fz * tz;
-    rot[bq] = nx; rot[bq + 1] = ny; rot[bq + 2] = nz; rot[bq + 3] = nw;
-    // the free axis in the world, and ω_b = ω_p + s (s · (ω_b − ω_p))
-    hingeAxisWorld(rot, b, f, freeAxis);
-    const sx = freeAxis[0]!, sy = freeAxis[1]!, sz = freeAxis[2]!;
-    const wpx = angVel[p3]!, wpy = angVel[p3 + 1]!, wpz = angVel[p3 + 2]!;
-    const rate = sx * (angVel[b3]! - wpx) + sy * (angVel[b3 + 1]! - wpy) + sz * (angVel[b3 + 2]! - wpz);
-    angVel[b3] = wpx + sx * rate; angVel[b3 + 1] = wpy + sy * rate; angVel[b3 + 2] = wpz + sz * rate;
-  }
+export function projectHinge(Bone: PhysikWorld['physik']['Bone'], b: number, f: number): void {
+  const { rot, angVel, restLocal, parent } = Bone;
+  const p = parent[b]!, bq = b * 4, pq = p * 4, b3 = b * 3, p3 = p * 3;
+  // the joint frame in the world: F = rot_p · restLocal_b
+  const px = rot[pq]!, py = rot[pq + 1]!, pz = rot[pq + 2]!, pw = rot[pq + 3]!;
+  const lx = restLocal[bq]!, ly = restLocal[bq + 1]!, lz = restLocal[bq + 2]!, lw = restLocal[bq + 3]!;
+  const fx = pw * lx + px * lw + py * lz - pz * ly;
+  const fy = pw * ly - px * lz + py * lw + pz * lx;
+  const fz = pw * lz + px * ly - py * lx + pz * lw;
+  const fw = pw * lw - px * lx - py * ly - pz * lz;
+  // the joint's rotation: q = F⁻¹ · rot_b
+  const bx = rot[bq]!, by = rot[bq + 1]!, bz = rot[bq + 2]!, bw = rot[bq + 3]!;
+  const qx = fw * bx - fx * bw - fy * bz + fz * by;
+  const qy = fw * by + fx * bz - fy * bw - fz * bx;
+  const qz = fw * bz - fx * by + fy * bx - fz * bw;
+  const qw = fw * bw + fx * bx + fy * by + fz * bz;
+  // its twist about the free axis
+  const t = f === 0 ? qx : f === 1 ? qy : qz;
+  const n = Math.sqrt(t * t + qw * qw);
+  if (!(n > 0)) return; // (a half turn about a locked axis: no nearest twist; never near a hinge)
+  const c = t / n, w = qw / n;
+  const tx = f === 0 ? c : 0, ty = f === 1 ? c : 0, tz = f === 2 ? c : 0;
+  // rot_b = F · twist
+  const nx = fw * tx + fx * w + fy * tz - fz * ty;
+  const ny = fw * ty - fx * tz + fy * w + fz * tx;
+  const nz = fw * tz + fx * ty - fy * tx + fz * w;
+  const nw = fw * w - fx * tx - fy * ty - fz * tz;
+  rot[bq] = nx; rot[bq + 1] = ny; rot[bq + 2] = nz; rot[bq + 3] = nw;
+  // the free axis in the world, and ω_b = ω_p + s (s · (ω_b − ω_p))
+  hingeAxisWorld(rot, b, f, freeAxis);
+  const sx = freeAxis[0]!, sy = freeAxis[1]!, sz = freeAxis[2]!;
+  const wpx = angVel[p3]!, wpy = angVel[p3 + 1]!, wpz = angVel[p3 + 2]!;
+  const rate = sx * (angVel[b3]! - wpx) + sy * (angVel[b3 + 1]! - wpy) + sz * (angVel[b3 + 2]! - wpz);
+  angVel[b3] = wpx + sx * rate; angVel[b3 + 1] = wpy + sy * rate; angVel[b3 + 2] = wpz + sz * rate;
 }
 
 /** The free axis of bone b's hinge in the world (column `f` of its rotation matrix), to out[0..2]. */

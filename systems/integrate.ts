@@ -22,7 +22,7 @@ import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { quatRotateByVector, quatMul } from '../src/math/quat';
 import { weldsOf, weldsActive } from './welds';
-import { hingesOf, hingesActive, projectHinges } from './hinges';
+import { hingesOf, hingesActive, projectHinge } from './hinges';
 import { STATUS_DIVERGED } from '../components';
 
 export function integrate(world: PhysikWorld): void {
@@ -65,10 +65,20 @@ export function integrate(world: PhysikWorld): void {
     const halve = s.angularDampingMode === 'halve';
     const welds = weldsOf(world, rig);
     const welded = welds.count > 0 && weldsActive(rig) ? welds.flag : null;
+    const hinges = hingesOf(world, rig);
+    const hinged = hinges.count > 0 && hingesActive(rig) ? hinges.axis : null;
+    // parents first (depth-first order), so a bone's parent has its final rotation when it is reached
     for (let bi = 0; bi < rig.bones.length; bi++) {
-      if (welded !== null && welded[bi] === 1) continue; // (set from its parent below)
       const b = rig.bones[bi]!;
       const b3 = b * 3;
+      if (welded !== null && welded[bi] === 1) {
+        // a welded bone turns with its parent: the solve gave it its parent's acceleration, this
+        // keeps rounding from opening the weld
+        const p = Bone.parent[b]!;
+        quatMul(rot, b * 4, rot, p * 4, welds.local, bi * 4);
+        angVel[b3] = angVel[p * 3]!; angVel[b3 + 1] = angVel[p * 3 + 1]!; angVel[b3 + 2] = angVel[p * 3 + 2]!;
+        continue;
+      }
       const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
       let nx = wx + angAcc[b3]! * dt, ny = wy + angAcc[b3 + 1]! * dt, nz = wz + angAcc[b3 + 2]! * dt;
       if (fast) {
@@ -79,20 +89,9 @@ export function integrate(world: PhysikWorld): void {
       else quatRotateByVector(rot, b * 4, nx * dt, ny * dt, nz * dt);
       const f = halve ? 0.5 : 1;
       angVel[b3] = nx * f; angVel[b3 + 1] = ny * f; angVel[b3 + 2] = nz * f;
+      // a hinged bone turns about its free axis only (hinges.ts)
+      if (hinged !== null && hinged[bi]! >= 0) projectHinge(Bone, b, hinged[bi]!);
     }
-    // welded bones turn with their parents (parents first in depth-first order): the solve gave
-    // them their parent's acceleration, this keeps rounding from opening the weld
-    if (welded !== null) {
-      for (let bi = 1; bi < rig.bones.length; bi++) {
-        if (welded[bi] !== 1) continue;
-        const b = rig.bones[bi]!, p = Bone.parent[b]!;
-        quatMul(rot, b * 4, rot, p * 4, welds.local, bi * 4);
-        angVel[b * 3] = angVel[p * 3]!; angVel[b * 3 + 1] = angVel[p * 3 + 1]!; angVel[b * 3 + 2] = angVel[p * 3 + 2]!;
-      }
-    }
-    // hinged bones turn about their free axis only (hinges.ts)
-    const hinges = hingesOf(world, rig);
-    if (hinges.count > 0 && hingesActive(rig)) projectHinges(world, rig, hinges);
     const root = rig.bones[0]!, r3 = root * 3;
     if (!Rig.pinned[rig.eid]) {
       let f = 1;
