@@ -246,10 +246,10 @@ function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
   const bones = rig.bones;
   for (let bi = 0; bi < bones.length; bi++) {
     const b = bones[bi]!, b3 = b * 3;
-    // (no stiffness on any axis, a free or welded joint: no energy)
-    if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
-    // (a joint whose angles were out of its limits' reach this step: none is pressed at its end)
+    // (a joint whose angles were out of its limits' reach this step: none is pressed at its end;
+    // nor is one with no stiffness on any axis, a free or welded joint)
     if (AngularLimit.near[b] === 0) continue;
+    if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
     if (Bone.parent[b]! < 0) continue;
     limitSpringEnergy(world, rig, b, true, energy, 0);
     pe += energy[0]!;

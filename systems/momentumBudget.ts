@@ -92,10 +92,10 @@ export function momentumBudget(world: PhysikWorld): void {
     let pe = energy[0]!;
     for (let bi = 0; bi < bones.length; bi++) {
       const b = bones[bi]!, b3 = b * 3;
-      // (no stiffness on any axis, a free or welded joint: no energy)
-      if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
-      // (a joint torsionSprings found inside its limits' bands on every axis: no energy)
+      // (a joint torsionSprings found inside its limits' bands on every axis: no energy; nor in
+      // one with no stiffness on any axis, a free or welded joint)
       if (AngularLimit.near[b] === 0) continue;
+      if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
       limitSpringEnergy(world, rig, b, false, energy, 0);
       pe += energy[0]!;
     }

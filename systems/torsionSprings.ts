@@ -304,7 +304,8 @@ export function torsionSprings(world: PhysikWorld): void {
       let c0x = 0, c0y = 0, c0z = 0, c1x = 0, c1y = 0, c1z = 0, c2x = 0, c2y = 0, c2z = 0;
       // the joint's relative angular velocity, and how far its angles may move this step
       const rwx = angVel[b3]! - angVel[p3]!, rwy = angVel[b3 + 1]! - angVel[p3 + 1]!, rwz = angVel[b3 + 2]! - angVel[p3 + 2]!;
-      const reach = 2 * dt * Math.sqrt(rwx * rwx + rwy * rwy + rwz * rwz);
+      // (squared: no square root per bone)
+      const reach2 = 4 * dt * dt * (rwx * rwx + rwy * rwy + rwz * rwz);
       // limitTorqueDirection's terms that depend on φ only (the same for every axis of the bone)
       let th2 = 0, half = 0, g2 = 0;
       let tx = 0, ty = 0, tz = 0;
@@ -325,7 +326,8 @@ export function torsionSprings(world: PhysikWorld): void {
         // inside, and too far from both limits to reach one this step: nothing to do (the
         // angle's rate |u·ω_rel| is below 2 |ω_rel| while |φ| < 0.8π; a joint turned further
         // may be missed here, and then meets its spring a step late, as without this)
-        const reachable = hi - theta < reach || theta - lo < reach;
+        const up = hi - theta, down = theta - lo;
+        const reachable = up < 0 || up * up < reach2 || down < 0 || down * down < reach2;
         if (excess !== 0 || reachable) AngularLimit.near[b] = 1;
         if (excess === 0 && !(speculative && reachable)) continue;
         if (!frame) {
@@ -464,8 +466,8 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
     } else {
       ewx = rwx + dt * (angAcc[b3]! - angAcc[p3]!); ewy = rwy + dt * (angAcc[b3 + 1]! - angAcc[p3 + 1]!); ewz = rwz + dt * (angAcc[b3 + 2]! - angAcc[p3 + 2]!);
     }
-    // how far its angles may move this step (as torsionSprings bounds it)
-    const reach = 2 * dt * Math.sqrt(ewx * ewx + ewy * ewy + ewz * ewz);
+    // how far its angles may move this step (as torsionSprings bounds it), squared
+    const reach2 = 4 * dt * dt * (ewx * ewx + ewy * ewy + ewz * ewz);
     let frame = false;
     for (let a = 0; a < 3; a++) {
       const k = L.k[b3 + a]!;
@@ -473,7 +475,7 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
       const theta = L.angle[b3 + a]!, mx = L.max[b3 + a]!, mn = L.min[b3 + a]!, band = tol * (mx - mn);
       const hi = mx - band, lo = mn + band;
       // (outside already: its spring acts; out of reach of both: nothing to catch)
-      if (theta > hi || theta < lo || (hi - theta >= reach && theta - lo >= reach)) continue;
+      if (theta > hi || theta < lo || ((hi - theta) * (hi - theta) >= reach2 && (theta - lo) * (theta - lo) >= reach2)) continue;
       if (!frame) {
         frame = true;
         catchPhi[0] = L.angle[b3]!; catchPhi[1] = L.angle[b3 + 1]!; catchPhi[2] = L.angle[b3 + 2]!;

@@ -230,7 +230,7 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
   // (the welded bones' largest load comes back in fastCheck[2]: a double a call returns is boxed)
   fastCheck[2] = 0;
   if (coupling.welds > 0) weldLoads(world, rig, coupling);
-  let worst = 0, scale = 0, residual = fastCheck[2]!;
+  let worst2 = 0, scale = 0, residual = fastCheck[2]!;
   for (let i = 0; i < bones.length; i++) {
     const b = bones[i]!, b3 = b * 3, b6 = b * 6;
     {
@@ -272,9 +272,13 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     }
     tx += sx; ty += sy; tz += sz;
     torque[b3] = torque[b3]! + sx; torque[b3 + 1] = torque[b3 + 1]! + sy; torque[b3 + 2] = torque[b3 + 2]! + sz;
-    // its net load, as measureLoads takes it (|F| + |τ| / length)
-    const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
-    if (!(load <= residual)) residual = load;
+    // its net load, as measureLoads takes it (|F| + |τ| / length), where it may be the largest:
+    // it is at most √(2 (|F|² + |τ|² / length²)) (with room for rounding)
+    const f2 = fx * fx + fy * fy + fz * fz, t2 = tx * tx + ty * ty + tz * tz, lb = length[b]!;
+    if (!(2.000001 * (f2 + t2 / (lb * lb)) <= residual * residual)) {
+      const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
+      if (!(load <= residual)) residual = load;
+    }
     const im = 1 / effMass[b]!;
     acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
@@ -294,11 +298,12 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
       pointAcceleration(acc, angAcc, angVel, p3, hx - centre[p3]!, hy - centre[p3 + 1]!, hz - centre[p3 + 2]!, on);
       mx -= pointAcc[0]!; my -= pointAcc[1]!; mz -= pointAcc[2]!;
     }
-    const d = Math.sqrt(mx * mx + my * my + mz * mz);
+    // (squared: one square root, of the largest)
+    const d2 = mx * mx + my * my + mz * mz;
     // NaN counts as infinitely bad (POSITIVE_INFINITY: the global Infinity merged here is boxed)
-    if (!(d <= worst)) worst = d === d ? d : Number.POSITIVE_INFINITY;
+    if (!(d2 <= worst2)) worst2 = d2 === d2 ? d2 : Number.POSITIVE_INFINITY;
   }
-  fastCheck[0] = worst; fastCheck[1] = scale; fastCheck[2] = residual;
+  fastCheck[0] = Math.sqrt(worst2); fastCheck[1] = scale; fastCheck[2] = residual;
 }
 
 /**
@@ -334,8 +339,12 @@ function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling):
     // its net load m a and E α (as measureLoads takes it)
     const nx = m * lx, ny = m * ly, nz = m * lz;
     const ex = E[b6]! * ax + E[b6 + 1]! * ay + E[b6 + 2]! * az, ey = E[b6 + 1]! * ax + E[b6 + 3]! * ay + E[b6 + 4]! * az, ez = E[b6 + 2]! * ax + E[b6 + 4]! * ay + E[b6 + 5]! * az;
-    const load = Math.sqrt(nx * nx + ny * ny + nz * nz) + Math.sqrt(ex * ex + ey * ey + ez * ez) / length[b]!;
-    if (!(load <= residual)) residual = load;
+    // (where it may be the largest: see fastAccelerations)
+    const f2 = nx * nx + ny * ny + nz * nz, t2 = ex * ex + ey * ey + ez * ez, lb = length[b]!;
+    if (!(2.000001 * (f2 + t2 / (lb * lb)) <= residual * residual)) {
+      const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
+      if (!(load <= residual)) residual = load;
+    }
     let fx = nx - force[b3]!, fy = ny - force[b3 + 1]!, fz = nz - force[b3 + 2]!;
     let tx = ex - torque[b3]!, ty = ey - torque[b3 + 1]!, tz = ez - torque[b3 + 2]!;
     let sx = 0, sy = 0, sz = 0;
