@@ -24,6 +24,12 @@ export const AngularLimitLayout = {
    * end either, so the energy budget skips it (systems/conservationProjection.ts).
    */
   near: [Uint8Array, 1],
+  /**
+   * The least distance (radians) from an angle to the band of its limit, over the axes whose
+   * springs act (torsionSprings); at most 0 when one is in its band or past it. A joint whose
+   * angles cannot move this far within the step passes no limit in it (catchMissedLimits).
+   */
+  slack: [Float64Array, 1],
 } as const satisfies Layout;
 
 export type AngularLimitStore = ReturnType<typeof createAngularLimitStore>;

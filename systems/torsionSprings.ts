@@ -309,6 +309,7 @@ export function torsionSprings(world: PhysikWorld): void {
       // limitTorqueDirection's terms that depend on φ only (the same for every axis of the bone)
       let th2 = 0, half = 0, g2 = 0;
       let tx = 0, ty = 0, tz = 0;
+      let slack = Number.POSITIVE_INFINITY;
       for (let a = 0; a < 3; a++) {
         const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
         const on = (a === 0 ? on0 : a === 1 ? on1 : on2) && (free < 0 || a === free);
@@ -327,6 +328,8 @@ export function torsionSprings(world: PhysikWorld): void {
         // angle's rate |u·ω_rel| is below 2 |ω_rel| while |φ| < 0.8π; a joint turned further
         // may be missed here, and then meets its spring a step late, as without this)
         const up = hi - theta, down = theta - lo;
+        if (up < slack) slack = up;
+        if (down < slack) slack = down;
         const reachable = up < 0 || up * up < reach2 || down < 0 || down * down < reach2;
         if (excess !== 0 || reachable) AngularLimit.near[b] = 1;
         if (excess === 0 && !(speculative && reachable)) continue;
@@ -416,6 +419,7 @@ export function torsionSprings(world: PhysikWorld): void {
           effInertiaWorld[p6 + 3] = effInertiaWorld[p6 + 3]! + yy; effInertiaWorld[p6 + 4] = effInertiaWorld[p6 + 4]! + yz; effInertiaWorld[p6 + 5] = effInertiaWorld[p6 + 5]! + zz;
         }
       }
+      AngularLimit.slack[b] = slack;
       if (tx === 0 && ty === 0 && tz === 0) continue;
       torque[b3] = torque[b3]! + tx; torque[b3 + 1] = torque[b3 + 1]! + ty; torque[b3 + 2] = torque[b3 + 2]! + tz;
       torque[p3] = torque[p3]! - tx; torque[p3 + 1] = torque[p3 + 1]! - ty; torque[p3 + 2] = torque[p3 + 2]! - tz;
@@ -468,6 +472,9 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
     }
     // how far its angles may move this step (as torsionSprings bounds it), squared
     const reach2 = 4 * dt * dt * (ewx * ewx + ewy * ewy + ewz * ewz);
+    // (every angle further inside its limit's band than that, which torsionSprings measured: none to catch)
+    const slack = L.slack[b]!;
+    if (slack > 0 && slack * slack >= reach2) continue;
     let frame = false;
     for (let a = 0; a < 3; a++) {
       const k = L.k[b3 + a]!;
