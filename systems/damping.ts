@@ -44,9 +44,10 @@
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { applyDerivedSettings } from '../src/world/derivedSettings';
+import { perRig, perRigGet, perRigSet } from '../src/world/perRig';
 
 /** Control point set each rig's derived damping was computed for (automatic damping follows it). */
-const derivedFor = new WeakMap<RigRecord, number>();
+const derivedFor = perRig<number>();
 
 export function damping(world: PhysikWorld): void {
   const { Bone, Rig } = world.physik;
@@ -57,9 +58,9 @@ export function damping(world: PhysikWorld): void {
     const rig = rigs[ri]!;
     if (rig.settings.solver !== 'physik') continue; // posed by its kinematic solver
     const s = rig.settings;
-    if (derivedFor.get(rig) !== rig.controlPointsVersion) {
+    if (perRigGet(derivedFor, rig) !== rig.controlPointsVersion) {
       applyDerivedSettings(world, rig);
-      derivedFor.set(rig, rig.controlPointsVersion);
+      perRigSet(derivedFor, rig, rig.controlPointsVersion);
     }
     const dt = s.dt;
     const implicitDt = s.dampingMode === 'implicit' ? dt : 0;

@@ -9,27 +9,36 @@ import type { PoseDriveRecord, PoseTrack } from '../../components/PoseDrive';
 import type { Doubles } from '../../components/doubles';
 
 const records = new WeakMap<PhysikWorld, Map<number, PoseDriveRecord>>();
+/** The last world looked up and its records (its systems ask several times a step). */
+let lastWorld: PhysikWorld | null = null;
+let lastRecords: Map<number, PoseDriveRecord> | undefined;
+
+function recordsOf(world: PhysikWorld): Map<number, PoseDriveRecord> | undefined {
+  if (world === lastWorld) return lastRecords;
+  lastWorld = world;
+  return (lastRecords = records.get(world));
+}
 
 /** The pose-drive record of a rig (undefined: the rig plays no clip). */
 export function poseDriveOf(world: PhysikWorld, rig: number): PoseDriveRecord | undefined {
-  return records.get(world)?.get(rig);
+  return recordsOf(world)?.get(rig);
 }
 
 /** The pose-drive records of a world's rigs by rig entity, made on first use. */
 export function poseDriveRecords(world: PhysikWorld): Map<number, PoseDriveRecord> {
-  let map = records.get(world);
-  if (!map) records.set(world, (map = new Map()));
+  let map = recordsOf(world);
+  if (!map) { records.set(world, (map = new Map())); lastWorld = world; lastRecords = map; }
   return map;
 }
 
 /** Drop rig `rig`'s clip, if it plays one (the rig is being removed: its entity id may be reused). */
 export function forgetPoseDrive(world: PhysikWorld, rig: number): void {
-  records.get(world)?.delete(rig);
+  recordsOf(world)?.delete(rig);
 }
 
 /** The records when a world has any (the systems' quick way out when no rig plays a clip). */
 export function activePoseDrives(world: PhysikWorld): Map<number, PoseDriveRecord> | undefined {
-  const map = records.get(world);
+  const map = recordsOf(world);
   return map && map.size > 0 ? map : undefined;
 }
 

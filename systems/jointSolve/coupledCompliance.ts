@@ -35,7 +35,7 @@
  * no scene of scenes/, crowd, tree or long chain of the bench needs it). A rig uses the coupled
  * solve from the first step it presses a limit on (every humanoid: its hinges' locked axes are
  * always pressed). The root's 6×6 system is solved by elimination with pivoting.
- * No allocation per step: K, the spring torques and the speculative springs per rig (a WeakMap
+ * No allocation per step: K, the spring torques and the speculative springs per rig (perRig, a WeakMap
  * keyed by the rig record, grown once), the sweep values in one scratch all rigs share.
  */
 import type { PhysikWorld, RigRecord } from '../../src/world/world';
@@ -43,6 +43,7 @@ import { solveDense } from '../../src/math/dense';
 import { invert3 } from '../../src/math/mat3';
 import { doubles, zeroDoubles, type Doubles } from '../../components/doubles';
 import { hingeAxisWorld } from '../hinges';
+import { perRig, perRigGet, perRigSet } from '../../src/world/perRig';
 
 /**
  * Per rig: K per bone (sym 3×3: xx xy xz yy yz zz) for the joint to its parent, and how many are
@@ -107,11 +108,11 @@ export interface LimitCoupling {
 /** Values per speculative entry in LimitCoupling.speculative. */
 export const SPECULATIVE_WIDTH = 8;
 
-const couplings = new WeakMap<RigRecord, LimitCoupling>();
+const couplings = perRig<LimitCoupling>();
 
 /** The rig's coupling scratch if a limit has been pressed on it (else undefined). */
 export function existingLimitCoupling(rig: RigRecord): LimitCoupling | undefined {
-  const c = couplings.get(rig);
+  const c = perRigGet(couplings, rig);
   return c && c.parentIndex.length === rig.bones.length ? c : undefined;
 }
 
@@ -134,7 +135,7 @@ export function bindSweep(c: LimitCoupling): void {
 
 /** The rig's coupling scratch (created on first use, sized for its bones). */
 export function limitCouplingOf(rig: RigRecord): LimitCoupling {
-  let c = couplings.get(rig);
+  let c = perRigGet(couplings, rig);
   const n = rig.bones.length;
   if (c && c.parentIndex.length === n) return c;
   const parentIndex = new Int32Array(n).fill(-1);
@@ -151,7 +152,7 @@ export function limitCouplingOf(rig: RigRecord): LimitCoupling {
   };
   bindSweep(c);
   composeBodies(c);
-  couplings.set(rig, c);
+  perRigSet(couplings, rig, c);
   return c;
 }
 
