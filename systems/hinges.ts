@@ -86,7 +86,7 @@ export function projectHinge(Bone: PhysikWorld['physik']['Bone'], b: number, f: 
   const t = f === 0 ? qx : f === 1 ? qy : qz;
   const n = Math.sqrt(t * t + qw * qw);
   if (!(n > 0)) return; // (a half turn about a locked axis: no nearest twist; never near a hinge)
-  const c = t / n, w = qw / n;
+  const inv = 1 / n, c = t * inv, w = qw * inv;
   const tx = f === 0 ? c : 0, ty = f === 1 ? c : 0, tz = f === 2 ? c : 0;
   // rot_b = F · twist
   const nx = fw * tx + fx * w + fy * tz - fz * ty;

@@ -280,10 +280,10 @@ export function torsionSprings(world: PhysikWorld): void {
         const sn = Math.sqrt(x * x + y * y + z * z);
         if (sn < 1e-12) { phi0 = 2 * x; phi1 = 2 * y; phi2 = 2 * z; }
         else {
-          const turn = 2 * Math.atan2(sn, w);
-          const f = turn / sn;
+          const turn = 2 * Math.atan2(sn, w), inv = 1 / sn;
+          const f = turn * inv;
           phi0 = x * f; phi1 = y * f; phi2 = z * f;
-          cotHalf = w / sn;
+          cotHalf = w * inv;
           // the same rotation the long way round, φ (θ − 2π) / θ, when its springs hold less
           // energy: the limits' energy is then continuous where |φ| passes π (see header)
           if (turn > ALT_MIN_TURN) {

@@ -91,7 +91,7 @@ export function quatToRotationVector(out: Doubles, oo: number, q: Doubles, o: nu
     return;
   }
   const angle = 2 * Math.atan2(s, w);
-  const f = angle / s;
+  const f = angle * (1 / s); // (as torsionSprings takes it, which needs 1 / s twice: the same bits)
   out[oo] = x * f; out[oo + 1] = y * f; out[oo + 2] = z * f;
 }
 

@@ -273,9 +273,9 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     tx += sx; ty += sy; tz += sz;
     torque[b3] = torque[b3]! + sx; torque[b3 + 1] = torque[b3 + 1]! + sy; torque[b3 + 2] = torque[b3 + 2]! + sz;
     // its net load, as measureLoads takes it (|F| + |τ| / length), where it may be the largest:
-    // it is at most √(2 (|F|² + |τ|² / length²)) (with room for rounding)
-    const f2 = fx * fx + fy * fy + fz * fz, t2 = tx * tx + ty * ty + tz * tz, lb = length[b]!;
-    if (!(2.000001 * (f2 + t2 / (lb * lb)) <= residual * residual)) {
+    // it is at most √(2 (|F|² + |τ|² / length²)) (with room for rounding; times length², no division)
+    const f2 = fx * fx + fy * fy + fz * fz, t2 = tx * tx + ty * ty + tz * tz, lb = length[b]!, l2 = lb * lb;
+    if (!(2.000001 * (f2 * l2 + t2) <= residual * residual * l2)) {
       const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
       if (!(load <= residual)) residual = load;
     }
@@ -340,8 +340,8 @@ function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling):
     const nx = m * lx, ny = m * ly, nz = m * lz;
     const ex = E[b6]! * ax + E[b6 + 1]! * ay + E[b6 + 2]! * az, ey = E[b6 + 1]! * ax + E[b6 + 3]! * ay + E[b6 + 4]! * az, ez = E[b6 + 2]! * ax + E[b6 + 4]! * ay + E[b6 + 5]! * az;
     // (where it may be the largest: see fastAccelerations)
-    const f2 = nx * nx + ny * ny + nz * nz, t2 = ex * ex + ey * ey + ez * ez, lb = length[b]!;
-    if (!(2.000001 * (f2 + t2 / (lb * lb)) <= residual * residual)) {
+    const f2 = nx * nx + ny * ny + nz * nz, t2 = ex * ex + ey * ey + ez * ez, lb = length[b]!, l2 = lb * lb;
+    if (!(2.000001 * (f2 * l2 + t2) <= residual * residual * l2)) {
       const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
       if (!(load <= residual)) residual = load;
     }
