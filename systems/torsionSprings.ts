@@ -149,7 +149,7 @@ function rigLimitEnergy(L: PhysikWorld['physik']['AngularLimit'], b3: number, lo
   const scale = longWay ? springParams[3]! : 1;
   let energy = 0;
   for (let a = 0; a < 3; a++) {
-    if (!L.enabled[b3 + a]) continue;
+    if (!L.enabled[b3 + a] || energyK[a] === 0) continue; // (no spring on this axis: no energy)
     const theta = energyPhi[a]! * scale, mn = L.min[b3 + a]!, mx = L.max[b3 + a]!;
     const band = tol * (mx - mn);
     let e = 0;
@@ -292,6 +292,8 @@ export function torsionSprings(world: PhysikWorld): void {
             energyK[0] = kappa * (absolute ? 1 : limitInertia[b * 2]!);
             energyK[1] = kappa * (absolute ? 1 : limitInertia[b * 2 + 1]!);
             energyK[2] = energyK[0]!;
+            // (a hinge's locked axes are held, not sprung: only its free axis' energy counts)
+            if (free >= 0) { for (let a = 0; a < 3; a++) if (a !== free) energyK[a] = 0; }
             const g = (turn - 2 * Math.PI) / turn;
             springParams[3] = g;
             if (longWayLower(AngularLimit, b3)) { phi0 *= g; phi1 *= g; phi2 *= g; cotHalf = -cotHalf; }
