@@ -51,13 +51,18 @@ export function placeBones(
     const ax = 2 * (x * y - z * w) * L, ay = (1 - 2 * (x * x + z * z)) * L, az = 2 * (y * z + x * w) * L;
     const p = parentOf[b]!;
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
+    // (the head and its velocity kept in registers as they are written: the arrays may alias, so
+    // V8 would read each back)
+    let hx: number, hy: number, hz: number, ux = 0, uy = 0, uz = 0;
     if (p < 0) {
       if (pinned) {
-        head[b3] = pinArr[pin]!; head[b3 + 1] = pinArr[pin + 1]!; head[b3 + 2] = pinArr[pin + 2]!;
-        centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
+        hx = pinArr[pin]!; hy = pinArr[pin + 1]!; hz = pinArr[pin + 2]!;
+        head[b3] = hx; head[b3 + 1] = hy; head[b3 + 2] = hz;
+        centre[b3] = hx + 0.5 * ax; centre[b3 + 1] = hy + 0.5 * ay; centre[b3 + 2] = hz + 0.5 * az;
         if (velocities) { headVel[b3] = 0; headVel[b3 + 1] = 0; headVel[b3 + 2] = 0; }
       } else {
-        head[b3] = centre[b3]! - 0.5 * ax; head[b3 + 1] = centre[b3 + 1]! - 0.5 * ay; head[b3 + 2] = centre[b3 + 2]! - 0.5 * az;
+        hx = centre[b3]! - 0.5 * ax; hy = centre[b3 + 1]! - 0.5 * ay; hz = centre[b3 + 2]! - 0.5 * az;
+        head[b3] = hx; head[b3 + 1] = hy; head[b3 + 2] = hz;
       }
       if (velocities && !pinned) {
         // v_head = v_centre + ω × (−axis/2)
@@ -73,23 +78,25 @@ export function placeBones(
       const rx = (1 - 2 * (py * py + pz * pz)) * ox + 2 * (px * py - pz * pw) * oy + 2 * (px * pz + py * pw) * oz;
       const ry = 2 * (px * py + pz * pw) * ox + (1 - 2 * (px * px + pz * pz)) * oy + 2 * (py * pz - px * pw) * oz;
       const rz = 2 * (px * pz - py * pw) * ox + 2 * (py * pz + px * pw) * oy + (1 - 2 * (px * px + py * py)) * oz;
-      head[b3] = head[p3]! + rx; head[b3 + 1] = head[p3 + 1]! + ry; head[b3 + 2] = head[p3 + 2]! + rz;
-      centre[b3] = head[b3]! + 0.5 * ax; centre[b3 + 1] = head[b3 + 1]! + 0.5 * ay; centre[b3 + 2] = head[b3 + 2]! + 0.5 * az;
+      hx = head[p3]! + rx; hy = head[p3 + 1]! + ry; hz = head[p3 + 2]! + rz;
+      head[b3] = hx; head[b3 + 1] = hy; head[b3 + 2] = hz;
+      centre[b3] = hx + 0.5 * ax; centre[b3 + 1] = hy + 0.5 * ay; centre[b3 + 2] = hz + 0.5 * az;
       if (velocities) {
         // v_head = v_parentCentre + ω_p × (head − parentCentre)
         const pwx = angVel[p3]!, pwy = angVel[p3 + 1]!, pwz = angVel[p3 + 2]!;
-        const lx = head[b3]! - centre[p3]!, ly = head[b3 + 1]! - centre[p3 + 1]!, lz = head[b3 + 2]! - centre[p3 + 2]!;
-        headVel[b3] = vel[p3]! + pwy * lz - pwz * ly;
-        headVel[b3 + 1] = vel[p3 + 1]! + pwz * lx - pwx * lz;
-        headVel[b3 + 2] = vel[p3 + 2]! + pwx * ly - pwy * lx;
+        const lx = hx - centre[p3]!, ly = hy - centre[p3 + 1]!, lz = hz - centre[p3 + 2]!;
+        ux = vel[p3]! + pwy * lz - pwz * ly;
+        uy = vel[p3 + 1]! + pwz * lx - pwx * lz;
+        uz = vel[p3 + 2]! + pwx * ly - pwy * lx;
+        headVel[b3] = ux; headVel[b3 + 1] = uy; headVel[b3 + 2] = uz;
       }
     }
-    tail[b3] = head[b3]! + ax; tail[b3 + 1] = head[b3 + 1]! + ay; tail[b3 + 2] = head[b3 + 2]! + az;
+    tail[b3] = hx + ax; tail[b3 + 1] = hy + ay; tail[b3 + 2] = hz + az;
     if (velocities && (p >= 0 || pinned)) {
-      // v_centre = v_head + ω × axis/2
-      vel[b3] = headVel[b3]! + 0.5 * (wy * az - wz * ay);
-      vel[b3 + 1] = headVel[b3 + 1]! + 0.5 * (wz * ax - wx * az);
-      vel[b3 + 2] = headVel[b3 + 2]! + 0.5 * (wx * ay - wy * ax);
+      // v_centre = v_head + ω × axis/2 (a pinned root's head is still)
+      vel[b3] = ux + 0.5 * (wy * az - wz * ay);
+      vel[b3 + 1] = uy + 0.5 * (wz * ax - wx * az);
+      vel[b3 + 2] = uz + 0.5 * (wx * ay - wy * ax);
     }
   }
 }
