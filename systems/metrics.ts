@@ -71,8 +71,10 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
     const vx = vel[b3]!, vy = vel[b3 + 1]!, vz = vel[b3 + 2]!;
     const wx = angVel[b3]!, wy = angVel[b3 + 1]!, wz = angVel[b3 + 2]!;
     const x = rot[q]!, y = rot[q + 1]!, z = rot[q + 2]!, w = rot[q + 3]!;
-    // ½ m v² + ½ ωᵀ I ω, with ω taken into the bone frame
-    const lx = rotX(-x, -y, -z, w, wx, wy, wz), ly = rotY(-x, -y, -z, w, wx, wy, wz), lz = rotZ(-x, -y, -z, w, wx, wy, wz);
+    // ½ m v² + ½ ωᵀ I ω, with ω taken into the bone frame: q⁻¹ ω q = ω − w t + q × t with
+    // t = 2 q × ω (q's vector part q, conjugated)
+    const tx0 = 2 * (y * wz - z * wy), ty0 = 2 * (z * wx - x * wz), tz0 = 2 * (x * wy - y * wx);
+    const lx = wx - w * tx0 + (y * tz0 - z * ty0), ly = wy - w * ty0 + (z * tx0 - x * tz0), lz = wz - w * tz0 + (x * ty0 - y * tx0);
     ke += 0.5 * mb * (vx * vx + vy * vy + vz * vz) + 0.5 * (inertia[b3]! * lx * lx + inertia[b3 + 1]! * ly * ly + inertia[b3 + 2]! * lz * lz);
     // end speeds: head, and tail = centre + ω × (tail − centre)
     const hx = headVel[b3]!, hy = headVel[b3 + 1]!, hz = headVel[b3 + 2]!;
