@@ -20,7 +20,7 @@
  */
 import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { quatRotateByVector, quatMul } from '../src/math/quat';
+import { quatRotateByVector } from '../src/math/quat';
 import { weldsOf, weldsActive } from './welds';
 import { hingesOf, hingesActive, projectHinge } from './hinges';
 import { STATUS_DIVERGED } from '../components';
@@ -74,8 +74,14 @@ export function integrate(world: PhysikWorld): void {
       if (welded !== null && welded[bi] === 1) {
         // a welded bone turns with its parent: the solve gave it its parent's acceleration, this
         // keeps rounding from opening the weld
-        const p = Bone.parent[b]!;
-        quatMul(rot, b * 4, rot, p * 4, welds.local, bi * 4);
+        // rot_b = rot_p · local (quatMul written out: a shared helper sees every kind of array)
+        const p = Bone.parent[b]!, pq = p * 4, lq = bi * 4, bq = b * 4, local = welds.local;
+        const ax = rot[pq]!, ay = rot[pq + 1]!, az = rot[pq + 2]!, aw = rot[pq + 3]!;
+        const lx = local[lq]!, ly = local[lq + 1]!, lz = local[lq + 2]!, lw = local[lq + 3]!;
+        rot[bq] = aw * lx + ax * lw + ay * lz - az * ly;
+        rot[bq + 1] = aw * ly - ax * lz + ay * lw + az * lx;
+        rot[bq + 2] = aw * lz + ax * ly - ay * lx + az * lw;
+        rot[bq + 3] = aw * lw - ax * lx - ay * ly - az * lz;
         angVel[b3] = angVel[p * 3]!; angVel[b3 + 1] = angVel[p * 3 + 1]!; angVel[b3 + 2] = angVel[p * 3 + 2]!;
         continue;
       }
