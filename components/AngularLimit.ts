@@ -26,8 +26,9 @@ export const AngularLimitLayout = {
   near: [Uint8Array, 1],
   /**
    * The least distance (radians) from an angle to the band of its limit, over the axes whose
-   * springs act (torsionSprings); at most 0 when one is in its band or past it. A joint whose
-   * angles cannot move this far within the step passes no limit in it (catchMissedLimits).
+   * springs act (torsionSprings; the largest double when none does); at most 0 when one is in
+   * its band or past it. A joint whose angles cannot move this far within the step passes no
+   * limit in it (catchMissedLimits).
    */
   slack: [Float64Array, 1],
 } as const satisfies Layout;

@@ -311,7 +311,7 @@ export function torsionSprings(world: PhysikWorld): void {
       // limitTorqueDirection's terms that depend on φ only (the same for every axis of the bone)
       let th2 = 0, half = 0, g2 = 0;
       let tx = 0, ty = 0, tz = 0;
-      let slack = Number.POSITIVE_INFINITY;
+      let slack = Number.MAX_VALUE; // (no spring acts: no limit to reach; finite, as every stored value)
       for (let a = 0; a < 3; a++) {
         const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
         const on = (a === 0 ? on0 : a === 1 ? on1 : on2) && (free < 0 || a === free);
