@@ -41,7 +41,7 @@
  * conservation budget). (One pass with the damping, which has the bone's rotation matrix at hand:
  * a pass of its own cost about 3% of the humanoid's step more.)
  */
-import type { PhysikWorld, RigRecord } from '../src/world/world';
+import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { applyDerivedSettings } from '../src/world/derivedSettings';
 import { perRig, perRigGet, perRigSet } from '../src/world/perRig';
