@@ -28,6 +28,7 @@ import { steppingRigs } from '../src/world/world';
 import { limitSpringEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
 import { measureRig } from './metrics';
+import { hingesOf } from './hinges';
 
 /** Measured state of the rig being projected: [M, com(3), P(3), L about the reference(3), KE, I about the reference (6: xx xy xz yy yz zz)]. */
 const m = new Float64Array(17);
@@ -239,18 +240,17 @@ function solveRigid(): boolean {
 
 /** Energy in the rig's control springs and limit springs at its current pose, to energy[1]. */
 function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
-  const { AngularLimit, Bone } = world.physik;
+  const { AngularLimit } = world.physik;
   // (the attachments at the current pose: rigMeasures measured them, systems/metrics.ts measureRig)
   controlSpringEnergy(world, rig, false, energy, 0);
   let pe = energy[0]!;
-  const bones = rig.bones;
-  for (let bi = 0; bi < bones.length; bi++) {
-    const b = bones[bi]!, b3 = b * 3;
+  const bones = rig.bones, limited = hingesOf(world, rig).limited;
+  for (let li = 0; li < limited.length; li++) {
+    const b = bones[limited[li]!]!, b3 = b * 3;
     // (a joint whose angles were out of its limits' reach this step: none is pressed at its end;
-    // nor is one with no stiffness on any axis, a free or welded joint)
+    // nor is one with no stiffness on any axis, a free or welded joint; nor an unlimited one, or the root)
     if (AngularLimit.near[b] === 0) continue;
     if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
-    if (Bone.parent[b]! < 0) continue;
     limitSpringEnergy(world, rig, b, true, energy, 0);
     pe += energy[0]!;
   }

@@ -21,20 +21,27 @@ export interface Hinges {
   count: number;
   /** The free axis (0 x, 1 y, 2 z of the joint frame) of a hinged bone, −1 for any other, by depth-first index. */
   axis: Int8Array;
+  /**
+   * The depth-first indices of the bones with a limit on any axis (the root has none), in order:
+   * found with the hinges, from the same limits, for the loops that visit limited joints only.
+   */
+  limited: Int32Array;
 }
 
 const cache = perRig<Hinges>();
 const freeAxis = new Float64Array(3);
 
-/** The rig's hinged bones (found on first use, again after `forgetHinges`). */
+/** The rig's hinged and limited bones (found on first use, again after `forgetHinges`). */
 export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
   let h = perRigGet(cache, rig);
   if (h && h.axis.length === rig.bones.length) return h;
   const L = world.physik.AngularLimit;
   const n = rig.bones.length;
-  h = { count: 0, axis: new Int8Array(n).fill(-1) };
+  const limited: number[] = [];
+  h = { count: 0, axis: new Int8Array(n).fill(-1), limited: new Int32Array(0) };
   for (let i = 1; i < n; i++) {
     const b3 = rig.bones[i]! * 3;
+    if (L.enabled[b3] === 1 || L.enabled[b3 + 1] === 1 || L.enabled[b3 + 2] === 1) limited.push(i);
     let locked = 0, free = -1;
     for (let a = 0; a < 3; a++) {
       if (L.enabled[b3 + a] === 1 && L.min[b3 + a] === 0 && L.max[b3 + a] === 0) locked++;
@@ -44,11 +51,12 @@ export function hingesOf(world: PhysikWorld, rig: RigRecord): Hinges {
     h.axis[i] = free;
     h.count++;
   }
+  h.limited = Int32Array.from(limited);
   perRigSet(cache, rig, h);
   return h;
 }
 
-/** Find the rig's hinges again at its next step (its limits changed). */
+/** Find the rig's hinges and limited bones again at its next step (its limits changed). */
 export function forgetHinges(rig: RigRecord): void {
   perRigDelete(cache, rig);
 }

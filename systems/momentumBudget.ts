@@ -26,6 +26,7 @@ import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
 import { limitSpringEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
+import { hingesOf } from './hinges';
 
 const energy = new Float64Array(1);
 
@@ -90,10 +91,11 @@ export function momentumBudget(world: PhysikWorld): void {
     // the angles torsionSprings measured (both this step's start)
     controlSpringEnergy(world, rig, false, energy, 0);
     let pe = energy[0]!;
-    for (let bi = 0; bi < bones.length; bi++) {
-      const b = bones[bi]!, b3 = b * 3;
+    const limited = hingesOf(world, rig).limited;
+    for (let li = 0; li < limited.length; li++) {
+      const b = bones[limited[li]!]!, b3 = b * 3;
       // (a joint torsionSprings found inside its limits' bands on every axis: no energy; nor in
-      // one with no stiffness on any axis, a free or welded joint)
+      // one with no stiffness on any axis, a free or welded joint; nor in an unlimited one)
       if (AngularLimit.near[b] === 0) continue;
       if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
       limitSpringEnergy(world, rig, b, false, energy, 0);

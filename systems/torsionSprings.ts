@@ -241,11 +241,12 @@ export function torsionSprings(world: PhysikWorld): void {
     // nor are a hinge's locked axes: the hinge holds them (hinges.ts); its free axis keeps its spring
     const hinges = hingesOf(world, rig);
     const hinged = hinges.count > 0 && hingesActive(rig) ? hinges.axis : null;
-    for (let bi = 0; bi < bones.length; bi++) {
-      const b = bones[bi]!;
+    // (the limited bones only: hinges.ts keeps their list)
+    const limited = hinges.limited;
+    for (let li = 0; li < limited.length; li++) {
+      const bi = limited[li]!, b = bones[bi]!;
       const b3 = b * 3;
       const on0 = enabled[b3]!, on1 = enabled[b3 + 1]!, on2 = enabled[b3 + 2]!;
-      if (!(on0 || on1 || on2)) continue;
       AngularLimit.near[b] = 0;
       if (welded !== null && welded[bi] === 1) {
         // (no angle measured, no stiffness: its limits hold no energy)
@@ -458,7 +459,9 @@ export function catchMissedLimits(world: PhysikWorld, rig: RigRecord, existing: 
   const dt = s.dt, tol = s.limitTolerance, conservative = s.limitTorque !== 'axis';
   const capped = s.limitSpring === 'capped', capAngle = s.limitCapDeg * DEG;
   let added = 0;
-  for (let i = 1; i < rig.bones.length; i++) {
+  const limited = hingesOf(world, rig).limited;
+  for (let li = 0; li < limited.length; li++) {
+    const i = limited[li]!;
     if (welded !== null && welded[i] === 1) continue;
     const b = rig.bones[i]!, b3 = b * 3, p = parentOf[b]!, p3 = p * 3;
     const hinge = hingeAxis !== null ? hingeAxis[i]! : -1;
