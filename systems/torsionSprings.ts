@@ -313,14 +313,14 @@ export function torsionSprings(world: PhysikWorld): void {
       let th2 = 0, half = 0, g2 = 0;
       let tx = 0, ty = 0, tz = 0;
       let slack = Number.MAX_VALUE; // (no spring acts: no limit to reach; finite, as every stored value)
+      // each axis' angle, and its stiffness where its spring acts: swing (x, z) or twist (y)
+      const onX = on0 === 1 && (free < 0 || free === 0), onY = on1 === 1 && (free < 0 || free === 1), onZ = on2 === 1 && (free < 0 || free === 2);
+      const kSwing = kappa * (absolute ? 1 : limitInertia[b * 2]!), kTwist = kappa * (absolute ? 1 : limitInertia[b * 2 + 1]!);
+      angle[b3] = phi0; angle[b3 + 1] = phi1; angle[b3 + 2] = phi2;
+      kUsed[b3] = onX ? kSwing : 0; kUsed[b3 + 1] = onY ? kTwist : 0; kUsed[b3 + 2] = onZ ? kSwing : 0;
       for (let a = 0; a < 3; a++) {
-        const theta = a === 0 ? phi0 : a === 1 ? phi1 : phi2;
-        const on = (a === 0 ? on0 : a === 1 ? on1 : on2) && (free < 0 || a === free);
-        // swing (x, z) or twist (y) stiffness; one expression: a ternary of two doubles was boxed
-        const k = kappa * (absolute ? 1 : limitInertia[b * 2 + (a === 1 ? 1 : 0)]!);
-        angle[b3 + a] = theta;
-        kUsed[b3 + a] = on ? k : 0;
-        if (!on) continue;
+        if (!(a === 0 ? onX : a === 1 ? onY : onZ)) continue;
+        const theta = angle[b3 + a]!, k = kUsed[b3 + a]!;
         const mx = max[b3 + a]!, mn = min[b3 + a]!;
         const band = tol * (mx - mn);
         const hi = mx - band, lo = mn + band;
