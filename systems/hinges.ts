@@ -3,9 +3,9 @@
  * z) turns about the third only. It is a revolute joint, not a ball held by two stiff springs:
  * the articulated solve gives the joint one degree of freedom (motion subspace s, the free axis
  * in the world; jointSolve/coupledArticulated.ts) and passes the torque that holds the other
- * two, and after integration `projectHinges` takes the child's rotation and angular velocity to
+ * two, and after integration `projectHinge` takes the child's rotation and angular velocity to
  * the nearest ones the hinge allows (what rounding let drift), so the locked axes hold exactly
- * at every step (`projectHinge`). The free axis keeps its limit spring. Every bone is still a bone for the API,
+ * at every step. The free axis keeps its limit spring. Every bone is still a bone for the API,
  * poses, recording and the view.
  *
  * Like welds (welds.ts), hinges need the coupled exact solve (`interJoint: 'exact'` with
