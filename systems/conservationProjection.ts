@@ -25,14 +25,13 @@
  */
 import type { PhysikWorld, RigRecord } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { limitSpringEnergy } from './torsionSprings';
+import { addLimitEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
 import { measureRig } from './metrics';
-import { hingesOf } from './hinges';
 
 /** Measured state of the rig being projected: [M, com(3), P(3), L about the reference(3), KE, I about the reference (6: xx xy xz yy yz zz)]. */
 const m = new Float64Array(17);
-const energy = new Float64Array(2);
+const energy = new Float64Array(1);
 /** Rigid velocity: linear V at the reference point and angular Ω. */
 const rigid = new Float64Array(6);
 /**
@@ -100,7 +99,7 @@ export function conservationProjection(world: PhysikWorld): void {
     // 2. energy: the guard
     let ke = measured ? m[10]! : Rig.kineticEnergy[r]!;
     potentialEnergy(world, rig);
-    const pe = energy[1]!;
+    const pe = energy[0]!;
     Rig.energyEnd[r] = ke + pe;
     // (an absolute floor too: settled, the energy is at round-off, where a relative band is
     // noise; below the floor no motion anyone could see is at stake)
@@ -238,21 +237,9 @@ function solveRigid(): boolean {
   return true;
 }
 
-/** Energy in the rig's control springs and limit springs at its current pose, to energy[1]. */
+/** Energy in the rig's control springs and limit springs at its current pose, to energy[0]. */
 function potentialEnergy(world: PhysikWorld, rig: RigRecord): void {
-  const { AngularLimit } = world.physik;
   // (the attachments at the current pose: rigMeasures measured them, systems/metrics.ts measureRig)
   controlSpringEnergy(world, rig, false, energy, 0);
-  let pe = energy[0]!;
-  const bones = rig.bones, limited = hingesOf(world, rig).limited;
-  for (let li = 0; li < limited.length; li++) {
-    const b = bones[limited[li]!]!, b3 = b * 3;
-    // (a joint whose angles were out of its limits' reach this step: none is pressed at its end;
-    // nor is one with no stiffness on any axis, a free or welded joint; nor an unlimited one, or the root)
-    if (AngularLimit.near[b] === 0) continue;
-    if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
-    limitSpringEnergy(world, rig, b, true, energy, 0);
-    pe += energy[0]!;
-  }
-  energy[1] = pe;
+  addLimitEnergy(world, rig, true, energy, 0);
 }

@@ -111,6 +111,20 @@ export function measureRig(world: PhysikWorld, rig: RigRecord): boolean {
 }
 
 /**
+ * The larger of `residual` and a bone's net load |F| + |τ| / length (measureLoads' measure, from
+ * |F|² = f2 and |τ|² = t2), computed only where it can be the larger: it is at most
+ * √(2 (|F|² + |τ|² / length²)) (compared times length², with room for rounding). A NaN load
+ * is returned. Shared by measureLoads and the fast joint solve, which finds the residual on its
+ * way (small enough that V8 inlines it: a double returned from a call it does not inline is boxed).
+ */
+export function largerLoad(residual: number, f2: number, t2: number, length: number): number {
+  const l2 = length * length;
+  if (2.000001 * (f2 * l2 + t2) <= residual * residual * l2) return residual;
+  const load = Math.sqrt(f2) + Math.sqrt(t2) / length;
+  return load <= residual ? residual : load;
+}
+
+/**
  * How far the rig is from static balance, from the last joint solve (run by metrics, after the
  * step). A bone's net load is what accelerates it: effMass × acc and effInertiaWorld × angAcc,
  * the joint forces, springs, limit torques and damping included (the effective mass and inertia
@@ -151,8 +165,7 @@ export function measureLoads(world: PhysikWorld, rig: RigRecord): void {
       const tx = E[o]! * ax + E[o + 1]! * ay + E[o + 2]! * az;
       const ty = E[o + 1]! * ax + E[o + 3]! * ay + E[o + 4]! * az;
       const tz = E[o + 2]! * ax + E[o + 4]! * ay + E[o + 5]! * az;
-      const load = Math.sqrt(fx * fx + fy * fy + fz * fz) + Math.sqrt(tx * tx + ty * ty + tz * tz) / length[b]!;
-      if (!(load <= residual)) residual = load; // a NaN is kept, so a refused step is seen below
+      residual = largerLoad(residual, fx * fx + fy * fy + fz * fz, tx * tx + ty * ty + tz * tz, length[b]!); // (a refused step's NaN is seen below)
     }
   }
   const H = Rig.height[r]!, tolerance = s.settleTolerance * H;

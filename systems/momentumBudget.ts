@@ -24,14 +24,13 @@
  */
 import type { PhysikWorld } from '../src/world/world';
 import { steppingRigs } from '../src/world/world';
-import { limitSpringEnergy } from './torsionSprings';
+import { addLimitEnergy } from './torsionSprings';
 import { controlSpringEnergy } from './controlSprings';
-import { hingesOf } from './hinges';
 
 const energy = new Float64Array(1);
 
 export function momentumBudget(world: PhysikWorld): void {
-  const { Bone, Rig, ControlPoint, AngularLimit } = world.physik;
+  const { Bone, Rig, ControlPoint } = world.physik;
   const { rot, inertia, mass, centre, vel, angVel, acc, angAcc, gyroTorque } = Bone;
   const rigs = steppingRigs(world);
   for (let ri = 0; ri < rigs.length; ri++) {
@@ -90,17 +89,8 @@ export function momentumBudget(world: PhysikWorld): void {
     // potential energy: control springs at the attachments controlSprings measured, limits at
     // the angles torsionSprings measured (both this step's start)
     controlSpringEnergy(world, rig, false, energy, 0);
-    let pe = energy[0]!;
-    const limited = hingesOf(world, rig).limited;
-    for (let li = 0; li < limited.length; li++) {
-      const b = bones[limited[li]!]!, b3 = b * 3;
-      // (a joint torsionSprings found inside its limits' bands on every axis: no energy; nor in
-      // one with no stiffness on any axis, a free or welded joint; nor in an unlimited one)
-      if (AngularLimit.near[b] === 0) continue;
-      if (AngularLimit.k[b3] === 0 && AngularLimit.k[b3 + 1] === 0 && AngularLimit.k[b3 + 2] === 0) continue;
-      limitSpringEnergy(world, rig, b, false, energy, 0);
-      pe += energy[0]!;
-    }
+    addLimitEnergy(world, rig, false, energy, 0);
+    const pe = energy[0]!;
     const e = ke + pe;
     Rig.energyStart[r] = e;
     // the guard's reference: the lowest energy since something other than the step changed it

@@ -205,6 +205,26 @@ export function limitSpringEnergy(world: PhysikWorld, rig: RigRecord, b: number,
   out[o] = energyOut[0]!;
 }
 
+const boneEnergy = new Float64Array(1);
+
+/**
+ * The energy held by the rig's limit springs, added to out[o]: limitSpringEnergy of each limited
+ * joint the last torsionSprings pass found near a limit (the others, and joints with no stiffness
+ * on any axis, free or welded, hold none), at the angles it measured or, when `current`, at the
+ * current pose (a joint not near a limit at the step's start is taken as not pressed at its end).
+ */
+export function addLimitEnergy(world: PhysikWorld, rig: RigRecord, current: boolean, out: Float64Array, o: number): void {
+  const L = world.physik.AngularLimit;
+  const bones = rig.bones, limited = hingesOf(world, rig).limited;
+  for (let li = 0; li < limited.length; li++) {
+    const b = bones[limited[li]!]!, b3 = b * 3;
+    if (L.near[b] === 0) continue;
+    if (L.k[b3] === 0 && L.k[b3 + 1] === 0 && L.k[b3 + 2] === 0) continue;
+    limitSpringEnergy(world, rig, b, current, boneEnergy, 0);
+    out[o] = out[o]! + boneEnergy[0]!;
+  }
+}
+
 export function torsionSprings(world: PhysikWorld): void {
   const { Bone, AngularLimit } = world.physik;
   const { enabled, min, max, angle, k: kUsed } = AngularLimit;

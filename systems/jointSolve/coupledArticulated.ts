@@ -40,6 +40,7 @@ import type { PhysikWorld, RigRecord } from '../../src/world/world';
 import { bindSweep, type LimitCoupling } from './coupledCompliance';
 import { zeroDoubles, type Doubles } from '../../components/doubles';
 import { hingeAxisWorld } from '../hinges';
+import { largerLoad } from '../metrics';
 
 const freeAxis = new Float64Array(3);
 
@@ -272,13 +273,8 @@ export function fastAccelerations(world: PhysikWorld, rig: RigRecord, coupling: 
     }
     tx += sx; ty += sy; tz += sz;
     torque[b3] = torque[b3]! + sx; torque[b3 + 1] = torque[b3 + 1]! + sy; torque[b3 + 2] = torque[b3 + 2]! + sz;
-    // its net load, as measureLoads takes it (|F| + |τ| / length), where it may be the largest:
-    // it is at most √(2 (|F|² + |τ|² / length²)) (with room for rounding; times length², no division)
-    const f2 = fx * fx + fy * fy + fz * fz, t2 = tx * tx + ty * ty + tz * tz, lb = length[b]!, l2 = lb * lb;
-    if (!(2.000001 * (f2 * l2 + t2) <= residual * residual * l2)) {
-      const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
-      if (!(load <= residual)) residual = load;
-    }
+    // its net load (as measureLoads takes it)
+    residual = largerLoad(residual, fx * fx + fy * fy + fz * fz, tx * tx + ty * ty + tz * tz, length[b]!);
     const im = 1 / effMass[b]!;
     acc[b3] = fx * im; acc[b3 + 1] = fy * im; acc[b3 + 2] = fz * im;
     const jxx = J[b6]!, jxy = J[b6 + 1]!, jxz = J[b6 + 2]!, jyy = J[b6 + 3]!, jyz = J[b6 + 4]!, jzz = J[b6 + 5]!;
@@ -339,12 +335,7 @@ function weldLoads(world: PhysikWorld, rig: RigRecord, coupling: LimitCoupling):
     // its net load m a and E α (as measureLoads takes it)
     const nx = m * lx, ny = m * ly, nz = m * lz;
     const ex = E[b6]! * ax + E[b6 + 1]! * ay + E[b6 + 2]! * az, ey = E[b6 + 1]! * ax + E[b6 + 3]! * ay + E[b6 + 4]! * az, ez = E[b6 + 2]! * ax + E[b6 + 4]! * ay + E[b6 + 5]! * az;
-    // (where it may be the largest: see fastAccelerations)
-    const f2 = nx * nx + ny * ny + nz * nz, t2 = ex * ex + ey * ey + ez * ez, lb = length[b]!, l2 = lb * lb;
-    if (!(2.000001 * (f2 * l2 + t2) <= residual * residual * l2)) {
-      const load = Math.sqrt(f2) + Math.sqrt(t2) / lb;
-      if (!(load <= residual)) residual = load;
-    }
+    residual = largerLoad(residual, nx * nx + ny * ny + nz * nz, ex * ex + ey * ey + ez * ez, length[b]!);
     let fx = nx - force[b3]!, fy = ny - force[b3 + 1]!, fz = nz - force[b3 + 2]!;
     let tx = ex - torque[b3]!, ty = ey - torque[b3 + 1]!, tz = ez - torque[b3 + 2]!;
     let sx = 0, sy = 0, sz = 0;
